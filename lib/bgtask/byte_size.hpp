@@ -1,0 +1,13 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace bgtask {
+
+// Parses a size: a non-negative integer with an optional unit: B, K/KB/KiB,
+// M/MB/MiB, G/GB/GiB (all binary, case-insensitive), e.g. `512`, `64K`, `1MiB`.
+// Throws Error(usage) for anything else, including overflow of 2^62.
+std::uint64_t parse_byte_size(std::string_view text);
+
+} // namespace bgtask

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bgtask {
+
+namespace po = boost::program_options;
+
+// How one command is called, for its --help and for parsing.
+struct CommandSyntax
+{
+  std::string_view name;
+  std::string_view usage;   // e.g. "ID... [--json] [--tail N]"
+  std::string_view summary; // one sentence
+};
+
+// Parses a command's arguments strictly (no prefix guessing, no unknown
+// options) against `options` plus --help, with `positional` names. Prints
+// the help and returns nullopt for --help. Throws Error(usage) with
+// `bgtask NAME: ...` for malformed arguments.
+std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
+                                                    po::options_description options,
+                                                    const po::positional_options_description& positional,
+                                                    const std::vector<std::string>& args);
+
+// The value of option `name` if given.
+template <typename T> std::optional<T> optional_value(const po::variables_map& vm, const char* name)
+{
+  if (vm.count(name) == 0) {
+    return std::nullopt;
+  }
+  return vm[name].as<T>();
+}
+
+// Parses a non-negative decimal count given to `option` (at most 10^9);
+// throws Error(usage) naming the option otherwise.
+std::size_t parse_count(std::string_view text, std::string_view option);
+
+// Parses a --state list ("failed,lost"); `extra` is one more accepted
+// name (e.g. "corrupt"), empty for none. Throws Error(usage) for unknown states.
+std::vector<std::string> parse_state_list(std::string_view text, std::string_view extra);
+
+// Splits "a,b,c" into its non-empty parts.
+std::vector<std::string> split_list(std::string_view text);
+
+} // namespace bgtask

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bgtask {
+
+// Options that precede the command name.
+struct GlobalOptions
+{
+  std::optional<std::string> dir;
+};
+
+// Runs one command with its own arguments (everything after its name);
+// returns the exit code.
+using CommandHandler = int (*)(const GlobalOptions& global, const std::vector<std::string>& args);
+
+struct Command
+{
+  std::string_view name;
+  std::string_view summary;
+  CommandHandler handler;
+};
+
+// Every command, sorted by name; drives dispatch and `bgtask --help`.
+std::span<const Command> all_commands();
+
+// The command called `name`, or nullptr.
+const Command* find_command(std::string_view name);
+
+} // namespace bgtask

@@ -1,0 +1,230 @@
+#include <bgtask/commands/commands.hpp>
+
+#include <bgtask/command_line.hpp>
+#include <bgtask/console.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/reconcile.hpp>
+#include <bgtask/record_store.hpp>
+#include <bgtask/task_dir.hpp>
+#include <bgtask/task_files.hpp>
+#include <bgtask/task_lock.hpp>
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <dirent.h>
+#include <fcntl.h>
+#include <iostream>
+#include <map>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr CommandSyntax k_syntax{
+  "cleanup", "[--older-than DUR] [--state S[,S...]] [--keep N] [--dry-run] [--json]",
+  "Deletes all files of finished tasks that match every filter (finished more than\n"
+  "--older-than ago, default 7d; in one of --state; not among the --keep newest finished).\n"
+  "Never touches a running task or a corrupt record. Safe to run from cron alongside\n"
+  "other invocations."};
+
+// Files without a record are only removed once this old, so a `start` that
+// has created its lock but not yet its record is never disturbed.
+constexpr std::chrono::seconds k_orphan_age{60};
+
+struct TaskFiles
+{
+  bool status = false;
+  bool output = false;
+  bool lock = false;
+  std::vector<std::string> temps;
+};
+
+struct Summary
+{
+  std::size_t matched = 0;
+  std::size_t removed = 0;
+  std::size_t skipped_running = 0;
+  std::uint64_t bytes_freed = 0;
+};
+
+std::map<std::string, TaskFiles> scan_files(const TaskDir& dir)
+{
+  std::map<std::string, TaskFiles> files;
+  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* stream = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (stream == nullptr) {
+    throw_system("cannot read " + dir.path(), errno);
+  }
+  while (const dirent* entry = ::readdir(stream)) {
+    const auto file = parse_task_file_name(entry->d_name);
+    if (!file) {
+      continue;
+    }
+    auto& task = files[file->id];
+    switch (file->kind) {
+    case TaskFileKind::status: task.status = true; break;
+    case TaskFileKind::output: task.output = true; break;
+    case TaskFileKind::lock: task.lock = true; break;
+    case TaskFileKind::temp: task.temps.emplace_back(entry->d_name); break;
+    }
+  }
+  ::closedir(stream);
+  return files;
+}
+
+// Size of a regular file, or nullopt if it is missing or anything else.
+std::optional<struct stat> stat_file(const TaskDir& dir, const std::string& name)
+{
+  struct stat st{};
+  if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return std::nullopt;
+  }
+  return st;
+}
+
+std::uint64_t remove_file(const TaskDir& dir, const std::string& name)
+{
+  const auto st = stat_file(dir, name);
+  if (!st || ::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
+    return 0;
+  }
+  return S_ISREG(st->st_mode) ? static_cast<std::uint64_t>(st->st_size) : 0;
+}
+
+// Removes a finished task's files (record first, lock last) while holding its lock.
+std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& id)
+{
+  auto lock = TaskLock::open_existing(dir, id);
+  if (lock && (!lock->try_take_ownership() || !lock->try_lock_updates())) {
+    return std::nullopt;
+  }
+  const auto loaded = load_record(dir, id);
+  if (loaded.status != LoadStatus::ok || !is_final(loaded.record.state)) {
+    return std::nullopt;
+  }
+  std::uint64_t bytes = remove_file(dir, status_file_name(id));
+  bytes += remove_file(dir, output_file_name(id));
+  bytes += remove_file(dir, lock_file_name(id));
+  dir.sync();
+  return bytes;
+}
+
+// Removes temps no writer holds, and files of tasks that never got a record.
+void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles& files)
+{
+  auto lock = TaskLock::open_existing(dir, id);
+  if (lock && !lock->try_lock_updates()) {
+    return; // a writer is at work
+  }
+  for (const auto& temp : files.temps) {
+    remove_file(dir, temp);
+  }
+  if (files.status || !(files.output || files.lock)) {
+    return;
+  }
+  if (lock && !lock->try_take_ownership()) {
+    return;
+  }
+  const auto st = stat_file(dir, files.lock ? lock_file_name(id) : output_file_name(id));
+  const auto age = std::chrono::system_clock::now() -
+                   std::chrono::system_clock::from_time_t(st ? st->st_mtime : 0);
+  if (st && age >= k_orphan_age) {
+    remove_file(dir, output_file_name(id));
+    remove_file(dir, lock_file_name(id));
+  }
+}
+
+} // namespace
+
+int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("Options");
+  options.add_options()
+    ("older-than", po::value<std::string>(), "only tasks that finished more than DUR ago (default 7d)")
+    ("state", po::value<std::string>(), "only tasks in these final states (comma-separated)")
+    ("keep", po::value<std::string>(), "spare the N most recently finished tasks")
+    ("dry-run", "show what would be removed, remove nothing")
+    ("json", "print a JSON summary");
+  const auto vm = parse_command_line(k_syntax, options, {}, args);
+  if (!vm) {
+    return 0;
+  }
+  const auto older_than = parse_duration(optional_value<std::string>(*vm, "older-than").value_or("7d"));
+  std::vector<std::string> states;
+  if (auto text = optional_value<std::string>(*vm, "state")) {
+    states = parse_state_list(*text, "");
+  }
+  const auto keep_text = optional_value<std::string>(*vm, "keep");
+  const std::size_t keep = keep_text ? parse_count(*keep_text, "--keep") : 0;
+  const bool dry_run = vm->count("dry-run") != 0;
+  const bool json = vm->count("json") != 0;
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+
+  const auto files = scan_files(dir);
+  std::vector<TaskRecord> finished;
+  Summary summary;
+  for (const auto& [id, task] : files) {
+    if (!task.status) {
+      continue;
+    }
+    auto loaded = load_record(dir, id);
+    if (loaded.status != LoadStatus::ok) {
+      continue; // corrupt records are reported by list and status, never deleted
+    }
+    TaskRecord record = reconcile_record(dir, std::move(loaded.record));
+    if (!is_final(record.state)) {
+      ++summary.skipped_running;
+      continue;
+    }
+    finished.push_back(std::move(record));
+  }
+  std::sort(finished.begin(), finished.end(), [](const TaskRecord& a, const TaskRecord& b) {
+    return a.finished_at.value_or(a.created_at) < b.finished_at.value_or(b.created_at);
+  });
+  if (keep > 0) {
+    finished.resize(finished.size() > keep ? finished.size() - keep : 0);
+  }
+  const auto cutoff = now() - older_than;
+  for (const auto& record : finished) {
+    const auto state = std::string(to_string(record.state));
+    if (record.finished_at.value_or(record.created_at) > cutoff ||
+        (!states.empty() && std::find(states.begin(), states.end(), state) == states.end())) {
+      continue;
+    }
+    ++summary.matched;
+    if (dry_run) {
+      if (!json) {
+        std::cout << "would remove " << record.id << ' ' << state << '\n';
+      }
+      continue;
+    }
+    if (const auto bytes = remove_task(dir, record.id)) {
+      ++summary.removed;
+      summary.bytes_freed += *bytes;
+      if (!json) {
+        std::cout << "removed " << record.id << ' ' << state << '\n';
+      }
+    }
+  }
+  if (!dry_run) {
+    for (const auto& [id, task] : files) {
+      remove_leftovers(dir, id, task);
+    }
+  }
+  if (json) {
+    boost::json::object o;
+    o["matched"] = summary.matched;
+    o["removed"] = summary.removed;
+    o["skipped_running"] = summary.skipped_running;
+    o["bytes_freed"] = summary.bytes_freed;
+    o["dry_run"] = dry_run;
+    print_json(o);
+  }
+  return 0;
+}
+
+} // namespace bgtask

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <bgtask/command_table.hpp>
+
+// One handler per command, each in its own file under commands/.
+namespace bgtask {
+
+int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_list(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_output(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_progress(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_start(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_status(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_wait(const GlobalOptions& global, const std::vector<std::string>& args);
+
+} // namespace bgtask

@@ -1,0 +1,81 @@
+#include <bgtask/commands/commands.hpp>
+
+#include <bgtask/command_line.hpp>
+#include <bgtask/console.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/exit_status.hpp>
+#include <bgtask/output_file.hpp>
+#include <bgtask/record_store.hpp>
+#include <bgtask/task_dir.hpp>
+#include <bgtask/task_waiter.hpp>
+#include <bgtask/task_watcher.hpp>
+
+#include <sys/stat.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr CommandSyntax k_syntax{
+  "output", "ID [--follow] [--tail N] [--raw]",
+  "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
+  "`wait` would. On a terminal, control characters are escaped unless --raw is given."};
+
+} // namespace
+
+int run_output(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("Options");
+  options.add_options()
+    ("follow,f", "keep printing new output until the task ends")
+    ("tail", po::value<std::string>(), "start with the last N lines only")
+    ("raw", "pass bytes through unchanged, even to a terminal");
+  po::options_description hidden;
+  hidden.add_options()("id", po::value<std::string>(), "task ID");
+  options.add(hidden);
+  po::positional_options_description positional;
+  positional.add("id", 1);
+  const auto vm = parse_command_line(k_syntax, options, positional, args);
+  if (!vm) {
+    return 0;
+  }
+  const auto prefix = optional_value<std::string>(*vm, "id");
+  if (!prefix) {
+    throw_usage("bgtask output: give a task ID");
+  }
+  const auto tail_text = optional_value<std::string>(*vm, "tail");
+  const bool follow = vm->count("follow") != 0;
+  const Escape escape = vm->count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const std::string id = resolve_task_id(dir, *prefix);
+  TaskRecord record = load_current_record(dir, id);
+
+  const UniqueFd fd = open_output_file(dir, id);
+  if (!fd) {
+    throw Error(ExitCode::failure, "task " + id + " has no output file");
+  }
+  OutputCopier copier(escape);
+  std::uint64_t offset = 0;
+  if (tail_text) {
+    struct stat st{};
+    ::fstat(fd.get(), &st);
+    const std::string lines = read_last_lines(fd.get(), parse_count(*tail_text, "--tail"));
+    offset = static_cast<std::uint64_t>(st.st_size) - lines.size();
+  }
+  offset = copier.copy_from(fd.get(), offset);
+  if (!follow) {
+    copier.finish();
+    return 0;
+  }
+  TaskWatcher watcher(dir, WatchOutput::yes);
+  while (!is_final(record.state)) {
+    watcher.wait_for_change({record}, std::nullopt);
+    record = load_current_record(dir, id);
+    offset = copier.copy_from(fd.get(), offset);
+  }
+  copier.copy_from(fd.get(), offset);
+  copier.finish();
+  return exit_status_of(record);
+}
+
+} // namespace bgtask

@@ -1,0 +1,99 @@
+#include <bgtask/commands/commands.hpp>
+
+#include <bgtask/command_line.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/record_store.hpp>
+#include <bgtask/task_dir.hpp>
+#include <bgtask/task_lock.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace bgtask {
+
+namespace {
+
+constexpr CommandSyntax k_syntax{
+  "progress", "[ID] [--percent P] [--current C --total T] [--message M]",
+  "Updates the progress of a running task. The ID defaults to $BGTASK_ID, so a task can\n"
+  "report its own progress."};
+
+constexpr std::size_t k_max_message_bytes = 1024;
+
+double parse_percent(const std::string& text)
+{
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0 || value > 100) {
+    throw_usage("invalid --percent '" + text.substr(0, 40) + "': expected a number from 0 to 100");
+  }
+  return value;
+}
+
+} // namespace
+
+int run_progress(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("Options");
+  options.add_options()
+    ("percent", po::value<std::string>(), "percentage done, 0 to 100")
+    ("current", po::value<std::string>(), "units done so far")
+    ("total", po::value<std::string>(), "units in all")
+    ("message", po::value<std::string>(), "what the task is doing now");
+  po::options_description hidden;
+  hidden.add_options()("id", po::value<std::string>(), "task ID");
+  options.add(hidden);
+  po::positional_options_description positional;
+  positional.add("id", 1);
+  const auto vm = parse_command_line(k_syntax, options, positional, args);
+  if (!vm) {
+    return 0;
+  }
+  Progress progress;
+  if (auto text = optional_value<std::string>(*vm, "percent")) {
+    progress.percent = parse_percent(*text);
+  }
+  if (auto text = optional_value<std::string>(*vm, "current")) {
+    progress.current = static_cast<std::int64_t>(parse_count(*text, "--current"));
+  }
+  if (auto text = optional_value<std::string>(*vm, "total")) {
+    progress.total = static_cast<std::int64_t>(parse_count(*text, "--total"));
+  }
+  progress.message = optional_value<std::string>(*vm, "message");
+  if (progress.message && progress.message->size() > k_max_message_bytes) {
+    throw_usage("--message is longer than 1024 bytes");
+  }
+  if (!progress.percent && !progress.current && !progress.total && !progress.message) {
+    throw_usage("bgtask progress: give --percent, --current/--total or --message");
+  }
+  auto prefix = optional_value<std::string>(*vm, "id");
+  if (!prefix) {
+    const char* own = std::getenv("BGTASK_ID");
+    if (own == nullptr || *own == '\0') {
+      throw_usage("bgtask progress: give a task ID (BGTASK_ID is not set)");
+    }
+    prefix = own;
+  }
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const std::string id = resolve_task_id(dir, *prefix);
+  auto lock = TaskLock::open_existing(dir, id);
+  if (!lock) {
+    throw Error(ExitCode::failure, "task " + id + " has no lock file");
+  }
+  UpdateLockGuard guard(*lock);
+  auto loaded = load_record(dir, id);
+  if (loaded.status != LoadStatus::ok) {
+    throw Error(ExitCode::failure, "cannot read the record of task " + id + ": " + loaded.reason);
+  }
+  if (is_final(loaded.record.state)) {
+    throw Error(ExitCode::failure, "task " + id + " is not running (" +
+                                     std::string(to_string(loaded.record.state)) + ")");
+  }
+  progress.updated_at = now();
+  loaded.record.progress = progress;
+  add_event(loaded.record, "progress", progress.message);
+  save_record(dir, loaded.record);
+  return 0;
+}
+
+} // namespace bgtask

@@ -1,0 +1,103 @@
+#include <bgtask/commands/commands.hpp>
+
+#include <bgtask/command_line.hpp>
+#include <bgtask/console.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/output_file.hpp>
+#include <bgtask/reconcile.hpp>
+#include <bgtask/record_json.hpp>
+#include <bgtask/record_store.hpp>
+#include <bgtask/record_view.hpp>
+#include <bgtask/task_dir.hpp>
+
+#include <boost/json.hpp>
+
+#include <iostream>
+
+namespace bgtask {
+
+namespace {
+
+constexpr CommandSyntax k_syntax{"status", "ID... [--json] [--tail N]",
+                                 "Shows each task's record and the last N lines of its output.\n"
+                                 "Exits 1 if a record is corrupt."};
+
+void print_text(const TaskDir& dir, const TaskRecord& record, std::size_t tail)
+{
+  std::cout << status_text(record);
+  if (tail == 0) {
+    return;
+  }
+  const auto fd = open_output_file(dir, record.id);
+  if (!fd) {
+    return;
+  }
+  const std::string lines = read_last_lines(fd.get(), tail);
+  if (!lines.empty()) {
+    std::cout << "--- last " << tail << " lines of output ---\n"
+              << for_stdout(lines) << (lines.back() == '\n' ? "" : "\n");
+  }
+}
+
+} // namespace
+
+int run_status(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("Options");
+  options.add_options()
+    ("json", "print a JSON array of records")
+    ("tail", po::value<std::string>(), "show the last N lines of output (default 10)");
+  po::options_description hidden;
+  hidden.add_options()("id", po::value<std::vector<std::string>>(), "task IDs");
+  options.add(hidden);
+  po::positional_options_description positional;
+  positional.add("id", -1);
+  const auto vm = parse_command_line(k_syntax, options, positional, args);
+  if (!vm) {
+    return 0;
+  }
+  const auto prefixes = optional_value<std::vector<std::string>>(*vm, "id");
+  if (!prefixes) {
+    throw_usage("bgtask status: give at least one task ID");
+  }
+  const auto tail_text = optional_value<std::string>(*vm, "tail");
+  const std::size_t tail = tail_text ? parse_count(*tail_text, "--tail") : 10;
+  const bool json = vm->count("json") != 0;
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+
+  const auto ids = resolve_task_ids(dir, *prefixes);
+  int status = 0;
+  boost::json::array array;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    auto loaded = load_record(dir, ids[i]);
+    if (loaded.status != LoadStatus::ok) {
+      const std::string reason =
+        loaded.status == LoadStatus::missing ? "record disappeared" : loaded.reason;
+      status = static_cast<int>(ExitCode::failure);
+      std::cerr << "bgtask: error: record of task " << ids[i] << " is corrupt: " << reason << '\n';
+      if (json) {
+        boost::json::object o;
+        o["id"] = ids[i];
+        o["state"] = "corrupt";
+        o["error"] = reason;
+        array.push_back(std::move(o));
+      }
+      continue;
+    }
+    const TaskRecord record = reconcile_record(dir, std::move(loaded.record));
+    if (json) {
+      array.push_back(record_to_json(record));
+    } else {
+      if (i > 0) {
+        std::cout << '\n';
+      }
+      print_text(dir, record, tail);
+    }
+  }
+  if (json) {
+    print_json(array);
+  }
+  return status;
+}
+
+} // namespace bgtask

@@ -1,0 +1,81 @@
+#include <bgtask/commands/commands.hpp>
+
+#include <bgtask/command_line.hpp>
+#include <bgtask/console.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/exit_status.hpp>
+#include <bgtask/record_json.hpp>
+#include <bgtask/record_store.hpp>
+#include <bgtask/record_view.hpp>
+#include <bgtask/task_dir.hpp>
+#include <bgtask/task_waiter.hpp>
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <iostream>
+
+namespace bgtask {
+
+namespace {
+
+constexpr CommandSyntax k_syntax{
+  "wait", "ID... [--timeout DUR] [--any] [--json]",
+  "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"
+  "status: 0 only if every task succeeded (see the exit code table in the README)."};
+
+} // namespace
+
+int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("Options");
+  options.add_options()
+    ("timeout", po::value<std::string>(), "give up after DUR and exit 124")
+    ("any", "return as soon as one of the tasks has finished")
+    ("json", "print a JSON array of the records");
+  po::options_description hidden;
+  hidden.add_options()("id", po::value<std::vector<std::string>>(), "task IDs");
+  options.add(hidden);
+  po::positional_options_description positional;
+  positional.add("id", -1);
+  const auto vm = parse_command_line(k_syntax, options, positional, args);
+  if (!vm) {
+    return 0;
+  }
+  const auto prefixes = optional_value<std::vector<std::string>>(*vm, "id");
+  if (!prefixes) {
+    throw_usage("bgtask wait: give at least one task ID");
+  }
+  std::optional<Milliseconds> limit;
+  if (auto text = optional_value<std::string>(*vm, "timeout")) {
+    limit = parse_duration(*text);
+  }
+  const WaitMode mode = vm->count("any") != 0 ? WaitMode::any : WaitMode::all;
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const auto ids = resolve_task_ids(dir, *prefixes);
+
+  const WaitResult result = wait_for_tasks(dir, ids, mode, limit);
+  if (vm->count("json") != 0) {
+    boost::json::array array;
+    for (const auto& record : result.records) {
+      array.push_back(record_to_json(record));
+    }
+    print_json(array);
+  } else {
+    for (const auto& record : result.records) {
+      std::cout << record.id << ' ' << for_stdout(state_text(record)) << '\n';
+    }
+  }
+  if (result.timed_out) {
+    std::cerr << "bgtask: wait timed out\n";
+    return static_cast<int>(ExitCode::timed_out);
+  }
+  if (mode == WaitMode::any) {
+    const auto first = std::find_if(result.records.begin(), result.records.end(),
+                                    [](const TaskRecord& r) { return is_final(r.state); });
+    return exit_status_of(*first);
+  }
+  return combined_exit_status(result.records);
+}
+
+} // namespace bgtask

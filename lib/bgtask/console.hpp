@@ -1,0 +1,21 @@
+#pragma once
+
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+// True if standard output is a terminal (checked once).
+bool stdout_is_terminal();
+
+// `text` as it may be shown on standard output: escaped (terminal_escape.hpp)
+// when stdout is a terminal, unchanged otherwise.
+std::string for_stdout(std::string_view text);
+
+// Prints `value` as one line of compact JSON on stdout; on a terminal, DEL
+// and C1 characters are escaped too.
+void print_json(const boost::json::value& value);
+
+} // namespace bgtask

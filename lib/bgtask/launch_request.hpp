@@ -1,0 +1,30 @@
+#pragma once
+
+#include <bgtask/duration.hpp>
+#include <bgtask/task_record.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bgtask {
+
+// Everything needed to run one task, beyond what its record says.
+struct LaunchRequest
+{
+  TaskRecord record;                       // filled in by `start`: id, command, cwd, ...
+  std::vector<std::string> argv;           // what to execute (after `/bin/sh -c` wrapping)
+  std::vector<std::string> env_additions;  // K=V pairs from --env, passed to the command only
+  std::optional<Milliseconds> timeout;
+  Milliseconds grace{5000};
+};
+
+// How `start` ended: 0 when the task is running, else the exit code the
+// task was recorded with (126 or 127) and the reason.
+struct LaunchResult
+{
+  int exit_code = 0;
+  std::string error;
+};
+
+} // namespace bgtask

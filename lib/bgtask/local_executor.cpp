@@ -1,0 +1,173 @@
+#include <bgtask/local_executor.hpp>
+
+#include <bgtask/caller_umask.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/process_info.hpp>
+#include <bgtask/process_tree.hpp>
+#include <bgtask/supervisor.hpp>
+#include <bgtask/task_dir.hpp>
+#include <bgtask/task_files.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+std::string read_all(int fd)
+{
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return text;
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+// The command is alive if its leader is the recorded process, or if the
+// leader is gone but processes of its group or carrying its BGTASK_ID remain.
+bool command_alive(const TaskRecord& record)
+{
+  if (!record.child) {
+    return false;
+  }
+  const auto& child = *record.child;
+  if (is_same_process(child.pid, child.start_time)) {
+    return true;
+  }
+  const auto leader = read_process_stat(child.pgid);
+  if (!leader && process_group_exists(child.pgid)) {
+    return true;
+  }
+  return !find_task_processes(record.id).empty();
+}
+
+} // namespace
+
+LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+{
+  const auto& id = request.record.id;
+  const auto output_name = output_file_name(id);
+  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
+                           O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!output) {
+    throw_system("cannot create " + dir.file_path(output_name), errno);
+  }
+  int report_pipe[2];
+  if (::pipe2(report_pipe, O_CLOEXEC) != 0) {
+    throw_system("cannot create a pipe", errno);
+  }
+  UniqueFd report_read(report_pipe[0]);
+  UniqueFd report_write(report_pipe[1]);
+
+  const pid_t middle = ::fork();
+  if (middle < 0) {
+    throw_system("cannot fork", errno);
+  }
+  if (middle == 0) {
+    report_read.close();
+    if (::fork() != 0) {
+      ::_exit(0); // the supervisor is re-parented and never a zombie of ours
+    }
+    run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
+                                       std::move(report_write), caller_umask()});
+  }
+  report_write.close();
+  output.close();
+  int status = 0;
+  while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string report = read_all(report_read.get());
+  const auto newline = report.find('\n');
+  if (newline == std::string::npos) {
+    throw Error(ExitCode::failure, "the supervisor of task " + id + " exited before starting it");
+  }
+  LaunchResult result;
+  result.exit_code = std::atoi(report.substr(0, newline).c_str());
+  result.error = report.substr(newline + 1);
+  return result;
+}
+
+Liveness LocalExecutor::judge(const TaskRecord& record, TaskLock* lock)
+{
+  Liveness liveness;
+  if (!record.owner) {
+    liveness.command_alive = command_alive(record);
+    return liveness;
+  }
+  const auto& owner = *record.owner;
+  liveness.same_host = owner.host == current_host_name();
+  if (!liveness.same_host) {
+    return liveness;
+  }
+  liveness.same_boot = owner.boot_id == current_boot_id();
+  if (!liveness.same_boot) {
+    return liveness;
+  }
+  if (lock != nullptr) {
+    liveness.supervisor_alive = !lock->try_take_ownership();
+  } else {
+    liveness.supervisor_alive = is_same_process(owner.pid, owner.start_time);
+  }
+  if (!liveness.supervisor_alive) {
+    liveness.command_alive = command_alive(record);
+  }
+  return liveness;
+}
+
+void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)
+{
+  const auto signal_all = [&](int sig) {
+    int pgid = 0;
+    if (record.child) {
+      const auto leader = read_process_stat(record.child->pgid);
+      // Signal the group only while it is provably the task's: its leader is
+      // the recorded command, or the leader is gone and the group remains.
+      if ((leader && is_same_process(record.child->pgid, record.child->start_time)) ||
+          (!leader && process_group_exists(record.child->pgid))) {
+        pgid = record.child->pgid;
+      }
+    }
+    const auto pids = find_task_processes(record.id);
+    signal_processes(pgid, pids, sig);
+    return pgid != 0 || !pids.empty();
+  };
+  if (!signal_all(SIGTERM)) {
+    return;
+  }
+  const auto kill_at = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < kill_at) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!command_alive(record)) {
+      return;
+    }
+  }
+  for (int round = 0; round < 50 && signal_all(SIGKILL); ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+Executor& executor_for(std::string_view name)
+{
+  static LocalExecutor local;
+  if (name == "local") {
+    return local;
+  }
+  throw Error(ExitCode::failure, "unknown executor '" + std::string(name) + "'");
+}
+
+} // namespace bgtask

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <bgtask/task_record.hpp>
+
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+// The largest record any reader accepts, and the most any writer produces.
+inline constexpr std::size_t k_max_record_bytes = 1024 * 1024;
+
+// Converts a record to its JSON object (every documented key present,
+// absent values as null). Strings are made valid UTF-8 first.
+boost::json::value record_to_json(const TaskRecord& record);
+
+// Serializes a record as one compact JSON document followed by a newline.
+std::string encode_record(const TaskRecord& record);
+
+// Parses and validates a record. On failure returns nullopt and sets `error`
+// to a one-line reason (syntax, wrong schema, missing key, wrong type).
+std::optional<TaskRecord> decode_record(std::string_view text, std::string& error);
+
+} // namespace bgtask

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+// Task IDs are 12 characters of lowercase Crockford base32
+// (`0123456789abcdefghjkmnpqrstvwxyz`): 8 characters of milliseconds since
+// 2024-01-01T00:00:00Z (big-endian, so IDs sort by creation time) followed by
+// 4 random characters (20 bits from getrandom).
+inline constexpr std::size_t k_task_id_length = 12;
+
+// The shortest prefix accepted in place of an ID.
+inline constexpr std::size_t k_min_id_prefix_length = 4;
+
+// Returns a new ID for the given creation time.
+std::string make_task_id(std::chrono::system_clock::time_point created);
+
+// True if `text` is a complete, well-formed ID.
+bool is_task_id(std::string_view text);
+
+// True if `text` is a well-formed ID prefix: 4 to 12 characters of the ID
+// alphabet (so never `.`, `/`, control bytes or a leading `-`).
+bool is_task_id_prefix(std::string_view text);
+
+// Throws Error(usage) with the offending text escaped unless
+// is_task_id_prefix(text).
+void check_task_id_prefix(std::string_view text);
+
+} // namespace bgtask

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <bgtask/duration.hpp>
+#include <bgtask/task_record.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bgtask {
+
+class TaskDir;
+
+enum class WaitMode { all, any };
+
+struct WaitResult
+{
+  std::vector<TaskRecord> records; // current records, in the order of the IDs asked for
+  bool timed_out = false;          // `limit` passed before the tasks finished
+};
+
+// Blocks until every task in `ids` (WaitMode::any: one of them) is final,
+// reconciling as it goes, so a supervisor killed meanwhile ends the wait
+// with `lost` at once. Returns within milliseconds of the final record being
+// written (task_watcher.hpp). Throws Error(failure) if a record disappears
+// or becomes corrupt while waited for.
+WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
+                          std::optional<Milliseconds> limit);
+
+// Loads and reconciles one record; throws Error(usage) if it is missing and
+// Error(failure) if it is corrupt.
+TaskRecord load_current_record(const TaskDir& dir, const std::string& id);
+
+} // namespace bgtask

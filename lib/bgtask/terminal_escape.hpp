@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+enum class KeepNewlines { yes, no };
+
+// Makes `text` safe to show on a terminal: every C0 control byte except
+// `\t` (and `\n` when `newlines` is yes), DEL, every C1 code point
+// (U+0080-U+009F), bidi overrides (U+202A-U+202E, U+2066-U+2069) and every
+// byte that is not part of valid UTF-8 is written visibly as `\xNN` (for
+// code points, one `\xNN` per UTF-8 byte). A literal backslash is kept as is.
+// Valid printable UTF-8 passes through unchanged.
+std::string escape_for_terminal(std::string_view text, KeepNewlines newlines = KeepNewlines::yes);
+
+// Rewrites DEL and C1 characters inside serialized JSON as `\u007f` and
+// `\u0080`..`\u009f` so JSON printed to a terminal carries no raw controls.
+std::string escape_json_for_terminal(std::string_view json);
+
+} // namespace bgtask

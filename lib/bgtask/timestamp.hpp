@@ -1,0 +1,24 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+using TimePoint = std::chrono::time_point<std::chrono::system_clock, std::chrono::milliseconds>;
+
+// The current wall-clock time, truncated to milliseconds.
+TimePoint now();
+
+// RFC 3339 UTC with milliseconds: `2026-11-29T18:12:03.123Z`.
+std::string format_timestamp(TimePoint time);
+
+// Parses what format_timestamp writes; nullopt for anything else.
+std::optional<TimePoint> parse_timestamp(std::string_view text);
+
+// Local time for tables: `2026-11-29 18:12:03` (in UTC when TZ is unset).
+std::string format_local_time(TimePoint time);
+
+} // namespace bgtask

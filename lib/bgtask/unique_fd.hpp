@@ -1,0 +1,34 @@
+#pragma once
+
+#include <utility>
+
+namespace bgtask {
+
+// Owns one file descriptor. The destructor closes it (ignoring errors);
+// call close() where a close error matters.
+class UniqueFd
+{
+public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : m_fd(fd) {}
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  ~UniqueFd();
+
+  int get() const { return m_fd; }
+  bool valid() const { return m_fd >= 0; }
+  explicit operator bool() const { return valid(); }
+
+  // Gives up ownership and returns the descriptor.
+  int release() { return std::exchange(m_fd, -1); }
+
+  // Closes the descriptor; returns 0 or the errno of close(2).
+  int close();
+
+private:
+  int m_fd = -1;
+};
+
+} // namespace bgtask
