@@ -156,9 +156,9 @@ Milliseconds parse_duration(std::string_view text)
         reject_syntax(text);
       }
     } else {
-      const auto unit = std::find_if(k_units.begin() + static_cast<std::ptrdiff_t>(next_unit),
-                                     k_units.end(),
-                                     [&](const Unit& candidate) { return candidate.name == unit_name; });
+      const auto unit =
+        std::find_if(k_units.begin() + static_cast<std::ptrdiff_t>(next_unit), k_units.end(),
+                     [&](const Unit& candidate) { return candidate.name == unit_name; });
       if (unit == k_units.end()) {
         reject_syntax(text);
       }

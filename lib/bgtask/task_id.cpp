@@ -75,8 +75,8 @@ std::string make_task_id(std::chrono::system_clock::time_point created)
   using std::chrono::milliseconds;
   const auto created_ms = std::chrono::floor<milliseconds>(created.time_since_epoch());
   const auto epoch_ms = std::chrono::duration_cast<milliseconds>(k_id_epoch.time_since_epoch());
-  const std::int64_t offset = std::clamp<std::int64_t>(
-    created_ms.count() - epoch_ms.count(), 0, k_max_time_ms);
+  const std::int64_t offset =
+    std::clamp<std::int64_t>(created_ms.count() - epoch_ms.count(), 0, k_max_time_ms);
   std::string id;
   id.reserve(k_task_id_length);
   append_base32(id, static_cast<std::uint64_t>(offset), k_time_chars);

@@ -1,7 +1,8 @@
 #include <bgtask/timestamp.hpp>
 
-#include <ctime>
 #include <date/date.h>
+
+#include <ctime>
 #include <sstream>
 
 namespace bgtask {

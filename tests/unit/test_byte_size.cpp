@@ -1,8 +1,9 @@
 #include <bgtask/byte_size.hpp>
 #include <bgtask/error.hpp>
 
-#include <cstdint>
 #include <gtest/gtest.h>
+
+#include <cstdint>
 #include <string>
 
 using bgtask::parse_byte_size;
@@ -76,8 +77,8 @@ TEST(ByteSize, RejectsMalformedInput)
 {
   EXPECT_EQ(rejection_message("-1"), "invalid size '-1': expected a whole number of bytes with an "
                                      "optional unit (B, K, M, G), e.g. 512K or 1G");
-  for (const char* text : {"", "K", "1.5M", " 1K", "1K ", "1 K", "1TB", "1KiBB", "0x10", "1e3",
-                           "1Ki", "+1"}) {
+  for (const char* text :
+       {"", "K", "1.5M", " 1K", "1K ", "1 K", "1TB", "1KiBB", "0x10", "1e3", "1Ki", "+1"}) {
     rejection_message(text);
   }
 }

@@ -1,8 +1,9 @@
 #include <bgtask/duration.hpp>
 #include <bgtask/error.hpp>
 
-#include <chrono>
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <string>
 
 using bgtask::Milliseconds;

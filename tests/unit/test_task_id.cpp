@@ -1,9 +1,10 @@
 #include <bgtask/error.hpp>
 #include <bgtask/task_id.hpp>
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <chrono>
-#include <gtest/gtest.h>
 #include <set>
 #include <string>
 #include <vector>
@@ -126,8 +127,8 @@ TEST(TaskId, RejectsPrefixesOutsideTheGrammar)
        {std::string(".."), std::string("../x"), std::string("a/b"), std::string("-rf"),
         std::string("x\n"), std::string(10000, 'a'), std::string("\x1b[2J"),
         std::string("\x1b]52;c;SGVsbG8=\x07"), std::string(""), std::string("*"),
-        std::string("abc"), std::string("0123456789abc"), std::string("ABCD"),
-        std::string("abcd "), std::string("abc\0", 4), std::string("-abcd")}) {
+        std::string("abc"), std::string("0123456789abc"), std::string("ABCD"), std::string("abcd "),
+        std::string("abc\0", 4), std::string("-abcd")}) {
     EXPECT_FALSE(is_task_id_prefix(text)) << text;
     const std::string message = rejection_message(text);
     EXPECT_FALSE(has_control_bytes(message)) << message;
@@ -136,8 +137,9 @@ TEST(TaskId, RejectsPrefixesOutsideTheGrammar)
 
 TEST(TaskId, ExplainsTheExpectedFormat)
 {
-  EXPECT_EQ(rejection_message("abc"),
-            "invalid task ID 'abc': expected 4 to 12 characters of 0-9 and a-z (except i, l, o, u)");
+  EXPECT_EQ(
+    rejection_message("abc"),
+    "invalid task ID 'abc': expected 4 to 12 characters of 0-9 and a-z (except i, l, o, u)");
 }
 
 TEST(TaskId, EscapesControlCharactersInTheMessage)

@@ -2,6 +2,7 @@
 #include <bgtask/utf8.hpp>
 
 #include <gtest/gtest.h>
+
 #include <random>
 #include <string>
 
@@ -20,9 +21,9 @@ bool contains(std::string_view text, std::string_view part)
 // specially, so random strings hit them often.
 std::string random_text(std::mt19937& random)
 {
-  static const std::string_view k_pieces[] = {"\xc2\x9b", "\xc2\x85", "\xe2\x80\xae", "\xe2\x81\xa6",
-                                              "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x98\x80",
-                                              "\xed\xa0\x80", "\xf4\x90\x80\x80"};
+  static const std::string_view k_pieces[] = {
+    "\xc2\x9b",     "\xc2\x85",         "\xe2\x80\xae", "\xe2\x81\xa6",    "\xc3\xa9",
+    "\xe6\x97\xa5", "\xf0\x9f\x98\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80"};
   std::uniform_int_distribution<int> length(0, 40);
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_int_distribution<int> piece(0, static_cast<int>(std::size(k_pieces)) * 4);

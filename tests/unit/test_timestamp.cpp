@@ -1,8 +1,9 @@
 #include <bgtask/timestamp.hpp>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdlib>
-#include <gtest/gtest.h>
 #include <optional>
 #include <string>
 

@@ -1,6 +1,7 @@
 #include <bgtask/utf8.hpp>
 
 #include <gtest/gtest.h>
+
 #include <random>
 #include <string>
 
@@ -23,8 +24,9 @@ TEST(Utf8, AcceptsMultiByteText)
 
 TEST(Utf8, AcceptsTheBoundariesOfEachSequenceLength)
 {
-  for (const char* text : {"\x7f", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf",
-                           "\xee\x80\x80", "\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+  for (const char* text :
+       {"\x7f", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+        "\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
     EXPECT_TRUE(is_valid_utf8(text)) << to_valid_utf8(text);
   }
 }
