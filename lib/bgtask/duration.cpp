@@ -14,10 +14,15 @@ namespace {
 
 using Count = std::uint64_t;
 
-// 100 years of 365.25 days.
-constexpr Count k_max_ms = Count{36525} * 24 * 60 * 60 * 1000;
+constexpr Count k_second_ms = 1000;
+constexpr Count k_minute_ms = 60 * k_second_ms;
+constexpr Count k_hour_ms = 60 * k_minute_ms;
+constexpr Count k_day_ms = 24 * k_hour_ms;
 
-// Finer fractions than 1e-9 of a day are below a millisecond anyway.
+// 100 years of 365.25 days.
+constexpr Count k_max_ms = 36525 * k_day_ms;
+
+// Nine decimals resolve a millisecond even in days.
 constexpr std::size_t k_max_fraction_digits = 9;
 
 struct Unit
@@ -28,10 +33,10 @@ struct Unit
 
 // In the order they must appear.
 constexpr std::array<Unit, 5> k_units = {{
-  {"d", 86'400'000},
-  {"h", 3'600'000},
-  {"m", 60'000},
-  {"s", 1000},
+  {"d", k_day_ms},
+  {"h", k_hour_ms},
+  {"m", k_minute_ms},
+  {"s", k_second_ms},
   {"ms", 1},
 }};
 
@@ -119,22 +124,20 @@ std::string two_digits(Count value)
 
 std::string format_magnitude(Count ms)
 {
-  if (ms < 1000) {
+  if (ms < k_second_ms) {
     return std::to_string(ms) + "ms";
   }
-  if (ms < 60'000) {
-    return std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100) + "s";
+  if (ms < k_minute_ms) {
+    return std::to_string(ms / k_second_ms) + "." + std::to_string(ms % k_second_ms / 100) + "s";
   }
-  const Count seconds = ms / 1000;
-  if (seconds < 3600) {
-    return std::to_string(seconds / 60) + "m" + two_digits(seconds % 60) + "s";
+  if (ms < k_hour_ms) {
+    return std::to_string(ms / k_minute_ms) + "m" + two_digits(ms % k_minute_ms / k_second_ms) +
+           "s";
   }
-  const Count minutes = seconds / 60;
-  if (minutes < 24 * 60) {
-    return std::to_string(minutes / 60) + "h" + two_digits(minutes % 60) + "m";
+  if (ms < k_day_ms) {
+    return std::to_string(ms / k_hour_ms) + "h" + two_digits(ms % k_hour_ms / k_minute_ms) + "m";
   }
-  const Count hours = minutes / 60;
-  return std::to_string(hours / 24) + "d" + std::to_string(hours % 24) + "h";
+  return std::to_string(ms / k_day_ms) + "d" + std::to_string(ms % k_day_ms / k_hour_ms) + "h";
 }
 
 } // namespace
