@@ -402,6 +402,27 @@ json::value record_to_json(const TaskRecord& r)
   return v;
 }
 
+json::value records_to_json(const std::vector<TaskRecord>& records)
+{
+  json::value v;
+  auto& a = v.emplace_array();
+  a.reserve(records.size());
+  for (const auto& record : records) {
+    a.push_back(record_to_json(record));
+  }
+  return v;
+}
+
+json::value corrupt_record_to_json(std::string_view id, std::string_view reason)
+{
+  json::value v;
+  auto& o = v.emplace_object();
+  o["id"] = id;
+  o["state"] = "corrupt";
+  o["error"] = reason;
+  return v;
+}
+
 std::string encode_record(const TaskRecord& record)
 {
   auto text = json::serialize(record_to_json(record));

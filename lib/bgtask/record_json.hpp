@@ -17,6 +17,12 @@ inline constexpr std::size_t k_max_record_bytes = 1024 * 1024;
 // absent values as null). Strings are made valid UTF-8 first.
 boost::json::value record_to_json(const TaskRecord& record);
 
+// A JSON array of records, in order.
+boost::json::value records_to_json(const std::vector<TaskRecord>& records);
+
+// What `--json` shows for a record that cannot be read: `{id, state: "corrupt", error}`.
+boost::json::value corrupt_record_to_json(std::string_view id, std::string_view reason);
+
 // Serializes a record as one compact JSON document followed by a newline.
 std::string encode_record(const TaskRecord& record);
 

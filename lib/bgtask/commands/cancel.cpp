@@ -12,8 +12,6 @@
 #include <bgtask/task_lock.hpp>
 #include <bgtask/task_waiter.hpp>
 
-#include <boost/json.hpp>
-
 #include <csignal>
 #include <iostream>
 
@@ -129,11 +127,7 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
   }
 
   if (vm->count("json") != 0) {
-    boost::json::array array;
-    for (const auto& record : result.records) {
-      array.push_back(record_to_json(record));
-    }
-    print_json(array);
+    print_json(records_to_json(result.records));
     return 0;
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {

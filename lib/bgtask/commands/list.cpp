@@ -36,16 +36,6 @@ struct Filter
   }
 };
 
-boost::json::value corrupt_to_json(const LoadedRecord& entry)
-{
-  boost::json::value v;
-  auto& o = v.emplace_object();
-  o["id"] = entry.id;
-  o["state"] = "corrupt";
-  o["error"] = entry.reason;
-  return v;
-}
-
 } // namespace
 
 int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
@@ -92,7 +82,7 @@ int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
     boost::json::array array;
     for (const auto& entry : entries) {
       array.push_back(entry.status == LoadStatus::ok ? record_to_json(entry.record)
-                                                     : corrupt_to_json(entry));
+                                                     : corrupt_record_to_json(entry.id, entry.reason));
     }
     print_json(array);
     return 0;

@@ -76,11 +76,7 @@ int run_status(const GlobalOptions& global, const std::vector<std::string>& args
       status = static_cast<int>(ExitCode::failure);
       std::cerr << "bgtask: error: record of task " << ids[i] << " is corrupt: " << reason << '\n';
       if (json) {
-        boost::json::object o;
-        o["id"] = ids[i];
-        o["state"] = "corrupt";
-        o["error"] = reason;
-        array.push_back(std::move(o));
+        array.push_back(corrupt_record_to_json(ids[i], reason));
       }
       continue;
     }

@@ -10,8 +10,6 @@
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_waiter.hpp>
 
-#include <boost/json.hpp>
-
 #include <algorithm>
 #include <iostream>
 
@@ -56,11 +54,7 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
 
   const WaitResult result = wait_for_tasks(dir, ids, mode, limit);
   if (vm->count("json") != 0) {
-    boost::json::array array;
-    for (const auto& record : result.records) {
-      array.push_back(record_to_json(record));
-    }
-    print_json(array);
+    print_json(records_to_json(result.records));
   } else {
     for (const auto& record : result.records) {
       std::cout << record.id << ' ' << for_stdout(state_text(record)) << '\n';
