@@ -7,6 +7,7 @@
 #include <bgtask/supervisor.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
+#include <bgtask/utf8.hpp>
 
 #include <cerrno>
 #include <chrono>
@@ -110,11 +111,12 @@ Liveness LocalExecutor::judge(const TaskRecord& record, TaskLock* lock)
     return liveness;
   }
   const auto& owner = *record.owner;
-  liveness.same_host = owner.host == current_host_name();
+  // Records hold these as to_valid_utf8 made them; compare them the same way.
+  liveness.same_host = owner.host == to_valid_utf8(current_host_name());
   if (!liveness.same_host) {
     return liveness;
   }
-  liveness.same_boot = owner.boot_id == current_boot_id();
+  liveness.same_boot = owner.boot_id == to_valid_utf8(current_boot_id());
   if (!liveness.same_boot) {
     return liveness;
   }

@@ -46,9 +46,9 @@ json::value owner_to_json(const std::optional<OwnerIdentity>& owner)
   json::value v;
   auto& o = v.emplace_object();
   o["pid"] = owner->pid;
-  o["instance"] = owner->instance;
+  o["instance"] = to_valid_utf8(owner->instance);
   o["start_time"] = owner->start_time;
-  o["boot_id"] = owner->boot_id;
+  o["boot_id"] = to_valid_utf8(owner->boot_id);
   o["host"] = to_valid_utf8(owner->host);
   return v;
 }
@@ -365,13 +365,13 @@ json::value record_to_json(const TaskRecord& r)
   auto& o = v.emplace_object();
   o["schema"] = r.schema;
   o["generation"] = r.generation;
-  o["id"] = r.id;
+  o["id"] = to_valid_utf8(r.id);
   o["name"] = optional_string(r.name);
   o["command"] = strings_to_json(r.command);
   o["shell"] = r.shell;
   o["cwd"] = to_valid_utf8(r.cwd);
   o["env_names"] = strings_to_json(r.env_names);
-  o["executor"] = r.executor;
+  o["executor"] = to_valid_utf8(r.executor);
   o["state"] = to_string(r.state);
   o["exit_code"] = optional_number(r.exit_code);
   o["signal"] = optional_number(r.signal);

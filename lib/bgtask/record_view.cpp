@@ -3,6 +3,7 @@
 #include <bgtask/console.hpp>
 #include <bgtask/duration.hpp>
 #include <bgtask/process_info.hpp>
+#include <bgtask/utf8.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -115,7 +116,7 @@ std::string state_text(const TaskRecord& record)
   if (!is_final(record.state) && record.unsupervised) {
     text += " (unsupervised)";
   }
-  if (!is_final(record.state) && record.owner && record.owner->host != current_host_name()) {
+  if (!is_final(record.state) && record.owner && record.owner->host != to_valid_utf8(current_host_name())) {
     text += " (on " + record.owner->host + ")";
   }
   return text;

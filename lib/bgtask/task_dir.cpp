@@ -94,6 +94,9 @@ TaskDir TaskDir::open(const std::string& path)
       refuse(path, std::strerror(errno));
     }
     make_directories(path);
+  } else if (S_ISLNK(st.st_mode)) {
+    // O_NOFOLLOW|O_DIRECTORY fails with ENOTDIR on a link, so say it here.
+    refuse(path, "it is a symbolic link");
   }
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd) {
