@@ -1,0 +1,148 @@
+#include "e2e/e2e_support.hpp"
+
+#include <filesystem>
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+using e2e::Result;
+using Cleanup = e2e::E2eTest;
+
+namespace {
+
+json::object summary_of(const Result& result)
+{
+  EXPECT_EQ(result.exit_code, 0) << result;
+  const auto value = e2e::parse_json(result.out);
+  EXPECT_TRUE(value.is_object()) << result;
+  return value.is_object() ? value.get_object() : json::object();
+}
+
+} // namespace
+
+class CleanupTest : public e2e::E2eTest
+{
+protected:
+  bool has_files(const std::string& id) const
+  {
+    return fs::exists(record_path(id)) || fs::exists(output_path(id)) || fs::exists(lock_path(id));
+  }
+
+  bool has_all_files(const std::string& id) const
+  {
+    return fs::exists(record_path(id)) && fs::exists(output_path(id)) && fs::exists(lock_path(id));
+  }
+};
+
+TEST_F(CleanupTest, SparesTasksThatFinishedRecentlyByDefault)
+{
+  const std::string a = start({"--", "true"});
+  const std::string b = start({"--", "false"});
+  wait_for(a);
+  wait_for(b);
+  const Result result = bg({"cleanup"});
+  EXPECT_EQ(result.exit_code, 0) << result;
+  EXPECT_EQ(result.out, "");
+  EXPECT_TRUE(has_all_files(a));
+  EXPECT_TRUE(has_all_files(b));
+  EXPECT_EQ(summary_of(bg({"cleanup", "--json", "--older-than", "1h"})).at("matched"), json::value(0));
+}
+
+TEST_F(CleanupTest, RemovesFinishedTasksButNeverARunningOne)
+{
+  const std::string ok = start({"-c", "echo hello"});
+  const std::string bad = start({"-c", "echo oops; exit 1"});
+  const std::string running = start({"--", "sleep", "60"});
+  wait_for(ok);
+  wait_for(bad);
+  const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "0s"}));
+  EXPECT_EQ(summary.at("matched"), json::value(2));
+  EXPECT_EQ(summary.at("removed"), json::value(2));
+  EXPECT_EQ(summary.at("skipped_running"), json::value(1));
+  EXPECT_EQ(summary.at("dry_run"), json::value(false));
+  ASSERT_TRUE(summary.at("bytes_freed").is_number());
+  EXPECT_GE(summary.at("bytes_freed").to_number<double>(), 11.0); // at least the two outputs
+  EXPECT_FALSE(has_files(ok));
+  EXPECT_FALSE(has_files(bad));
+  EXPECT_TRUE(has_all_files(running));
+  EXPECT_EQ(state_of(running), "running");
+  EXPECT_EQ(dir_entries().size(), 3u);
+}
+
+TEST_F(CleanupTest, PrintsWhatItRemoved)
+{
+  const std::string id = start({"--", "true"});
+  wait_for(id);
+  const Result result = bg({"cleanup", "--older-than", "0s"});
+  EXPECT_EQ(result.exit_code, 0) << result;
+  EXPECT_EQ(result.out, "removed " + id + " succeeded\n");
+}
+
+TEST_F(CleanupTest, RemovesOnlyTheGivenStates)
+{
+  const std::string ok = start({"--", "true"});
+  const std::string bad = start({"--", "false"});
+  const std::string cancelled = start({"--", "sleep", "60"});
+  wait_for(ok);
+  wait_for(bad);
+  EXPECT_EQ(bg({"cancel", cancelled}).exit_code, 0);
+  const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "0s", "--state", "failed,cancelled"}));
+  EXPECT_EQ(summary.at("removed"), json::value(2));
+  EXPECT_TRUE(has_all_files(ok));
+  EXPECT_FALSE(has_files(bad));
+  EXPECT_FALSE(has_files(cancelled));
+}
+
+TEST_F(CleanupTest, KeepsTheNewestFinishedTasks)
+{
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    ids.push_back(start({"--", "true"}));
+    wait_for(ids.back());
+  }
+  const std::string running = start({"--", "sleep", "60"});
+  const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "0s", "--keep", "1"}));
+  EXPECT_EQ(summary.at("removed"), json::value(2));
+  EXPECT_FALSE(has_files(ids[0]));
+  EXPECT_FALSE(has_files(ids[1]));
+  EXPECT_TRUE(has_all_files(ids[2]));
+  EXPECT_TRUE(has_all_files(running));
+}
+
+TEST_F(CleanupTest, RemovesNothingInADryRun)
+{
+  const std::string a = start({"--", "true"});
+  const std::string b = start({"--", "false"});
+  wait_for(a);
+  wait_for(b);
+  const auto before = dir_entries();
+  const Result text = bg({"cleanup", "--dry-run", "--older-than", "0s"});
+  EXPECT_EQ(text.exit_code, 0) << text;
+  EXPECT_EQ(text.out, "would remove " + a + " succeeded\nwould remove " + b + " failed\n");
+  const auto summary = summary_of(bg({"cleanup", "--dry-run", "--json", "--older-than", "0s"}));
+  EXPECT_EQ(summary.at("matched"), json::value(2));
+  EXPECT_EQ(summary.at("removed"), json::value(0));
+  EXPECT_EQ(summary.at("dry_run"), json::value(true));
+  EXPECT_EQ(dir_entries(), before);
+}
+
+TEST_F(CleanupTest, PrintsAllSummaryKeys)
+{
+  const auto summary = summary_of(bg({"cleanup", "--json"}));
+  for (const char* key : {"matched", "removed", "skipped_running", "bytes_freed", "dry_run"}) {
+    EXPECT_TRUE(summary.contains(key)) << key;
+  }
+  EXPECT_EQ(summary.size(), 5u);
+}
+
+TEST_F(CleanupTest, RefusesBadFilters)
+{
+  const std::string id = start({"--", "true"});
+  wait_for(id);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"cleanup", "--older-than", "soon"}, {"cleanup", "--state", "bogus"},
+        {"cleanup", "--keep", "-1"}, {"cleanup", "--keep", "x"}}) {
+    EXPECT_EQ(bg(args).exit_code, 2) << args[1];
+  }
+  EXPECT_TRUE(has_all_files(id));
+}
