@@ -20,6 +20,9 @@ void print_help(std::ostream& out)
          "Runs commands in the background and keeps each task's state in plain files.\n\n"
          "Commands:\n";
   for (const auto& command : all_commands()) {
+    if (is_hidden(command)) {
+      continue;
+    }
     out << "  " << std::left << std::setw(10) << command.name << command.summary << '\n';
   }
   out << "\nGlobal options:\n"

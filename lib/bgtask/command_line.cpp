@@ -4,9 +4,76 @@
 #include <bgtask/task_state.hpp>
 #include <bgtask/terminal_escape.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <sstream>
 
 namespace bgtask {
+
+namespace {
+
+// Set while describe_command runs a handler on this thread.
+thread_local std::optional<CommandOptions>* t_description = nullptr;
+
+bool is_positional(const po::positional_options_description& positional, const std::string& name)
+{
+  const unsigned count = std::min(positional.max_total_count(), 64U);
+  for (unsigned i = 0; i < count; ++i) {
+    if (positional.name_for_position(i) == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The options as --help shows them: those that only receive positional
+// arguments (`ID...`, named in the usage line) are left out.
+po::options_description visible_options(const po::options_description& options,
+                                        const po::positional_options_description& positional)
+{
+  po::options_description visible("Options");
+  for (const auto& option : options.options()) {
+    if (!is_positional(positional, option->long_name())) {
+      visible.add(option);
+    }
+  }
+  return visible;
+}
+
+// While alive: parse_command_line hands its options to `description`
+// instead of parsing, and whatever goes to std::cout is dropped.
+class DescriptionScope
+{
+public:
+  explicit DescriptionScope(std::optional<CommandOptions>& description)
+    : m_saved(std::cout.rdbuf(m_discarded.rdbuf()))
+  {
+    t_description = &description;
+  }
+  ~DescriptionScope()
+  {
+    t_description = nullptr;
+    std::cout.rdbuf(m_saved);
+  }
+  DescriptionScope(const DescriptionScope&) = delete;
+  DescriptionScope& operator=(const DescriptionScope&) = delete;
+
+private:
+  std::ostringstream m_discarded;
+  std::streambuf* m_saved;
+};
+
+} // namespace
+
+std::optional<CommandOptions> describe_command(CommandHandler handler)
+{
+  std::optional<CommandOptions> description;
+  {
+    const DescriptionScope scope(description);
+    handler(GlobalOptions{}, {"--help"});
+  }
+  return description;
+}
 
 std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
                                                     po::options_description options,
@@ -14,6 +81,10 @@ std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
                                                     const std::vector<std::string>& args)
 {
   options.add_options()("help,h", "show this help");
+  if (t_description != nullptr) {
+    *t_description = CommandOptions{visible_options(options, positional).options(), positional};
+    return std::nullopt;
+  }
   po::options_description all;
   all.add(options);
   po::variables_map vm;
@@ -23,7 +94,7 @@ std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
     if (vm.count("help") != 0) {
       std::cout << "usage: bgtask " << syntax.name << ' ' << syntax.usage << "\n\n"
                 << syntax.summary << "\n\n"
-                << options;
+                << visible_options(options, positional);
       return std::nullopt;
     }
     po::notify(vm);

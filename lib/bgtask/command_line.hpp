@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bgtask/command_table.hpp>
+
 #include <boost/program_options.hpp>
 
 #include <optional>
@@ -21,12 +23,27 @@ struct CommandSyntax
 
 // Parses a command's arguments strictly (no prefix guessing, no unknown
 // options) against `options` plus --help, with `positional` names. Prints
-// the help and returns nullopt for --help. Throws Error(usage) with
+// the help (without the options that only receive positional arguments)
+// and returns nullopt for --help. Throws Error(usage) with
 // `bgtask NAME: ...` for malformed arguments.
 std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
                                                     po::options_description options,
                                                     const po::positional_options_description& positional,
                                                     const std::vector<std::string>& args);
+
+// What a command accepts: its options as --help shows them (with --help,
+// without those that only receive positional arguments) and its positional
+// arguments.
+struct CommandOptions
+{
+  std::vector<boost::shared_ptr<po::option_description>> options;
+  po::positional_options_description positional;
+};
+
+// What `handler` passes to parse_command_line, found by calling it with
+// `--help` while its parsing is intercepted: nothing is printed or run.
+// Nullopt if the handler never called parse_command_line.
+std::optional<CommandOptions> describe_command(CommandHandler handler);
 
 // The value of option `name` if given.
 template <typename T> std::optional<T> optional_value(const po::variables_map& vm, const char* name)

@@ -9,7 +9,8 @@ namespace bgtask {
 
 namespace {
 
-constexpr std::array<Command, 8> k_commands{{
+constexpr std::array<Command, 9> k_commands{{
+  {"__complete", "complete a command line for the shell completion scripts", run_complete},
   {"cancel", "stop running tasks (TERM, then KILL after a grace period)", run_cancel},
   {"cleanup", "delete the files of finished tasks", run_cleanup},
   {"list", "list tasks, oldest first", run_list},
@@ -28,6 +29,11 @@ static_assert(std::is_sorted(k_commands.begin(), k_commands.end(),
 std::span<const Command> all_commands()
 {
   return k_commands;
+}
+
+bool is_hidden(const Command& command)
+{
+  return command.name.starts_with("__");
 }
 
 const Command* find_command(std::string_view name)

@@ -28,6 +28,10 @@ struct Command
 // Every command, sorted by name; drives dispatch and `bgtask --help`.
 std::span<const Command> all_commands();
 
+// True for commands that work but are meant for scripts, not people
+// (named `__...`): left out of --help and of completion.
+bool is_hidden(const Command& command);
+
 // The command called `name`, or nullptr.
 const Command* find_command(std::string_view name);
 

@@ -5,6 +5,7 @@
 // One handler per command, each in its own file under commands/.
 namespace bgtask {
 
+int run_complete(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_list(const GlobalOptions& global, const std::vector<std::string>& args);
