@@ -265,6 +265,20 @@ bool is_alive(int pid)
          stat[paren + 2] != 'X';
 }
 
+bool is_blocked_in_poll(int pid)
+{
+  const std::string prefix = "/proc/" + std::to_string(pid);
+  if (read_file(prefix + "/wchan").find("poll") != std::string::npos) {
+    return true;
+  }
+#if defined(__x86_64__)
+  const std::string syscall = read_file(prefix + "/syscall");
+  return syscall.starts_with("7 ") || syscall.starts_with("271 ");
+#else
+  return false;
+#endif
+}
+
 std::vector<int> processes_with_environment(const std::string& entry)
 {
   std::vector<int> pids;

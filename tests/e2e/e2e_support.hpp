@@ -89,6 +89,9 @@ std::vector<int> processes_with_command_line(const std::string& text);
 // True if `pid` is a live (not zombie) process.
 bool is_alive(int pid);
 
+// True if `pid` is blocked in poll(2) or ppoll(2), as a waiting bgtask is.
+bool is_blocked_in_poll(int pid);
+
 // Parses `text` as JSON; a test failure (and null) if it is not.
 boost::json::value parse_json(std::string_view text);
 

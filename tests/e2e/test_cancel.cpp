@@ -109,6 +109,7 @@ TEST_F(Cancel, EndsAWaitWith130)
 {
   const std::string id = start({"--", "sleep", "60"});
   e2e::Process waiter = bg_async({"wait", id});
+  ASSERT_TRUE(e2e::eventually([&] { return e2e::is_blocked_in_poll(waiter.pid()); }));
   EXPECT_EQ(bg({"cancel", id}).exit_code, 0);
   const Result result = waiter.finish();
   EXPECT_EQ(result.exit_code, 130) << result;

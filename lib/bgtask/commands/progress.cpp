@@ -4,6 +4,7 @@
 #include <bgtask/error.hpp>
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_dir.hpp>
+#include <bgtask/task_id.hpp>
 #include <bgtask/task_lock.hpp>
 
 #include <cmath>
@@ -74,6 +75,8 @@ int run_progress(const GlobalOptions& global, const std::vector<std::string>& ar
     }
     prefix = own;
   }
+  // A malformed ID is refused before the directory is touched (or created).
+  check_task_id_prefix(*prefix);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const std::string id = resolve_task_id(dir, *prefix);
   auto lock = TaskLock::open_existing(dir, id);
