@@ -4,6 +4,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <cstdlib>
 #include <iostream>
 #include <unistd.h>
 
@@ -13,6 +14,13 @@ bool stdout_is_terminal()
 {
   static const bool tty = ::isatty(STDOUT_FILENO) == 1;
   return tty;
+}
+
+Color stdout_color()
+{
+  const char* no_color = std::getenv("NO_COLOR");
+  const bool wanted = no_color == nullptr || *no_color == '\0';
+  return wanted && stdout_is_terminal() ? Color::yes : Color::no;
 }
 
 std::string for_stdout(std::string_view text)

@@ -10,6 +10,13 @@ namespace bgtask {
 // True if standard output is a terminal (checked once).
 bool stdout_is_terminal();
 
+// Whether output may carry colour (SGR) sequences.
+enum class Color { no, yes };
+
+// Color::yes if standard output is a terminal and NO_COLOR is unset or
+// empty (https://no-color.org).
+Color stdout_color();
+
 // `text` as it may be shown on standard output: escaped (terminal_escape.hpp)
 // when stdout is a terminal, unchanged otherwise.
 std::string for_stdout(std::string_view text);

@@ -12,6 +12,9 @@ namespace bgtask {
 
 namespace {
 
+// How much of an unnamed task's command `list` shows without --wide.
+constexpr std::size_t k_short_command_chars = 48;
+
 bool needs_quoting(const std::string& word)
 {
   if (word.empty()) {
@@ -92,6 +95,47 @@ std::string progress_text(const Progress& p)
   return text + " (" + format_timestamp(p.updated_at) + ")";
 }
 
+// `text` cut to k_short_command_chars code points, ending in `...` if cut.
+std::string shortened(const std::string& text)
+{
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] & 0xC0) != 0x80 && ++chars > k_short_command_chars) {
+      return text.substr(0, i) + "...";
+    }
+  }
+  return text;
+}
+
+// The SGR colour of a state in `list`.
+std::string_view state_color(std::string_view state)
+{
+  if (state == "succeeded") {
+    return "32"; // green
+  }
+  if (state == "failed" || state == "corrupt") {
+    return "31"; // red
+  }
+  if (state == "running") {
+    return "36"; // cyan
+  }
+  if (state == "cancelled" || state == "timed_out") {
+    return "33"; // yellow
+  }
+  if (state == "lost") {
+    return "35"; // magenta
+  }
+  return "2"; // queued: dim
+}
+
+std::string painted(const std::string& text, std::string_view sgr, Color color)
+{
+  if (color == Color::no) {
+    return text;
+  }
+  return "\x1b[" + std::string(sgr) + "m" + text + "\x1b[0m";
+}
+
 } // namespace
 
 std::string command_text(const TaskRecord& record)
@@ -122,24 +166,44 @@ std::string state_text(const TaskRecord& record)
   return text;
 }
 
-TableRow list_header()
+TableRow list_header(ListColumns columns)
 {
-  return {"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"};
+  TableRow header{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"};
+  if (columns == ListColumns::wide) {
+    header.insert(header.end(), {"CWD", "COMMAND"});
+  }
+  return header;
 }
 
-TableRow list_row(const TaskRecord& record)
+TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
 {
   const auto duration = elapsed(record);
   std::string state(to_string(record.state));
   if (!is_final(record.state) && record.unsupervised) {
     state += "*";
   }
-  return {record.id,
-          state,
-          exit_text(record),
-          record.started_at ? format_local_time(*record.started_at) : "-",
-          duration.count() >= 0 ? format_duration(duration) : "-",
-          for_stdout(record.name ? *record.name : command_text(record))};
+  TableRow row{record.id,
+               painted(state, state_color(to_string(record.state)), color),
+               exit_text(record),
+               record.started_at ? format_local_time(*record.started_at) : "-",
+               duration.count() >= 0 ? format_duration(duration) : "-"};
+  if (columns == ListColumns::wide) {
+    row.insert(row.end(), {for_stdout(record.name ? *record.name : "-"), for_stdout(record.cwd),
+                           for_stdout(command_text(record))});
+  } else {
+    row.push_back(for_stdout(record.name ? *record.name : shortened(command_text(record))));
+  }
+  return row;
+}
+
+TableRow corrupt_list_row(const std::string& id, const std::string& reason, ListColumns columns,
+                          Color color)
+{
+  TableRow row{id, painted("corrupt", state_color("corrupt"), color), "-", "-", "-", for_stdout(reason)};
+  if (columns == ListColumns::wide) {
+    row.insert(row.end(), {"-", "-"});
+  }
+  return row;
 }
 
 std::string status_text(const TaskRecord& r)

@@ -8,8 +8,20 @@ namespace {
 
 std::size_t display_width(const std::string& text)
 {
-  return static_cast<std::size_t>(
-    std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  std::size_t width = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
+      const auto end = text.find('m', i + 2);
+      if (end != std::string::npos) {
+        i = end;
+        continue;
+      }
+    }
+    if ((text[i] & 0xC0) != 0x80) {
+      ++width;
+    }
+  }
+  return width;
 }
 
 void append_row(std::string& out, const TableRow& row, const std::vector<std::size_t>& widths)

@@ -1,0 +1,98 @@
+#include <bgtask/command_table.hpp>
+#include <bgtask/completion.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace bgtask;
+
+namespace {
+
+// A task directory that does not exist: no IDs, nothing created.
+const std::optional<std::string> k_no_dir = "/nonexistent/bgtask-completion-test";
+
+std::vector<std::string> offered(const std::vector<std::string>& words)
+{
+  std::vector<std::string> result;
+  for (const auto& candidate : complete_command_line(words, k_no_dir).candidates) {
+    result.push_back(candidate.word);
+  }
+  return result;
+}
+
+bool has(const std::vector<std::string>& words, const std::string& word)
+{
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+} // namespace
+
+TEST(Completion, OffersEveryVisibleCommandButNoHiddenOne)
+{
+  const auto words = offered({""});
+  for (const auto& command : all_commands()) {
+    EXPECT_EQ(has(words, std::string(command.name)), !is_hidden(command)) << command.name;
+  }
+  EXPECT_TRUE(has(words, "help"));
+  EXPECT_EQ(offered({"cle"}), (std::vector<std::string>{"cleanup"}));
+  EXPECT_TRUE(offered({"__complete", ""}).empty());
+}
+
+TEST(Completion, OffersTheOptionsOfTheCommandWithoutPositionalOnes)
+{
+  const auto words = offered({"cancel", "--"});
+  EXPECT_TRUE(has(words, "--grace"));
+  EXPECT_TRUE(has(words, "--json"));
+  EXPECT_TRUE(has(words, "--help"));
+  EXPECT_FALSE(has(words, "--id"));
+  EXPECT_EQ(offered({"output", "--fo"}), (std::vector<std::string>{"--follow"}));
+  EXPECT_TRUE(has(offered({"--dir", "/tmp", "list", "--"}), "--state"));
+}
+
+TEST(Completion, OffersGlobalOptionsBeforeTheCommand)
+{
+  EXPECT_EQ(offered({"--v"}), (std::vector<std::string>{"--version"}));
+  EXPECT_EQ(complete_command_line({"--dir", ""}, k_no_dir).kind, CompletionKind::directories);
+}
+
+TEST(Completion, CompletesStatesAsACommaSeparatedList)
+{
+  EXPECT_EQ(offered({"list", "--state", "fa"}), (std::vector<std::string>{"failed"}));
+  EXPECT_EQ(offered({"list", "--state", "failed,lo"}), (std::vector<std::string>{"failed,lost"}));
+  EXPECT_FALSE(has(offered({"list", "--state", "failed,"}), "failed,failed"));
+  EXPECT_EQ(offered({"list", "--state=cor"}), (std::vector<std::string>{"--state=corrupt"}));
+  EXPECT_FALSE(has(offered({"cleanup", "--state", ""}), "running"));
+}
+
+TEST(Completion, HandsPathsAndCommandsToTheShell)
+{
+  const auto cwd = complete_command_line({"start", "--cwd=/us"}, k_no_dir);
+  EXPECT_EQ(cwd.kind, CompletionKind::directories);
+  EXPECT_EQ(cwd.prefix, "--cwd=");
+  EXPECT_EQ(complete_command_line({"start", "--name", "x", "--", ""}, k_no_dir).kind, CompletionKind::commands);
+  EXPECT_EQ(complete_command_line({"start", "--", "ls", ""}, k_no_dir).kind, CompletionKind::files);
+  EXPECT_EQ(complete_command_line({"start", "-c", ""}, k_no_dir).kind, CompletionKind::words);
+}
+
+TEST(Completion, SkipsOptionValuesWhenCountingArguments)
+{
+  // `--tail 5` is an option and its value, so the ID is still to come.
+  EXPECT_TRUE(offered({"output", "--tail", "5", ""}).empty());
+  EXPECT_TRUE(has(offered({"output", "2nk5t7f30b55", ""}), "--follow"));
+}
+
+TEST(Completion, OffersNothingForUnknownCommandsOrBrokenWords)
+{
+  EXPECT_TRUE(offered({"frobnicate", ""}).empty());
+  EXPECT_TRUE(offered({"list", "--st\tate"}).empty());
+}
+
+TEST(Completion, FormatsKindPrefixAndCandidatesLineByLine)
+{
+  Completion completion;
+  completion.candidates = {{"list", "list tasks"}, {"--json", ""}};
+  EXPECT_EQ(format_completion(completion), "words\nlist\tlist tasks\n--json\t\n");
+  completion = {CompletionKind::directories, "--cwd=", {}};
+  EXPECT_EQ(format_completion(completion), "dirs\t--cwd=\n");
+}
