@@ -11,6 +11,24 @@ namespace {
 
 constexpr const char* k_timestamp_format = "%FT%TZ";
 
+// True if `text` has the shape `dddd-dd-ddTdd:dd:dd.dddZ`. Checked before
+// date::parse, which turns some malformed seconds fields into a NaN that it
+// then converts to an integer (undefined behaviour, found by fuzzing).
+bool has_timestamp_shape(std::string_view text)
+{
+  constexpr std::string_view k_shape = "dddd-dd-ddTdd:dd:dd.dddZ";
+  if (text.size() != k_shape.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool digit = text[i] >= '0' && text[i] <= '9';
+    if (k_shape[i] == 'd' ? !digit : text[i] != k_shape[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 TimePoint now()
@@ -28,6 +46,9 @@ std::string format_timestamp(TimePoint time)
 // out-of-range fields).
 std::optional<TimePoint> parse_timestamp(std::string_view text)
 {
+  if (!has_timestamp_shape(text)) {
+    return std::nullopt;
+  }
   std::istringstream in{std::string(text)};
   TimePoint time{};
   in >> date::parse(k_timestamp_format, time);
