@@ -12,6 +12,7 @@
 #include <bgtask/task_id.hpp>
 #include <bgtask/task_lock.hpp>
 #include <bgtask/task_waiter.hpp>
+#include <bgtask/utf8.hpp>
 
 #include <csignal>
 #include <iostream>
@@ -27,6 +28,17 @@ constexpr CommandSyntax k_syntax{
   "finished task changes nothing and is not an error."};
 
 constexpr Milliseconds k_check_interval{250};
+
+// A running task of another host can only be cancelled there; waiting here
+// for it to end would never return.
+void refuse_if_elsewhere(const TaskRecord& record)
+{
+  if (!is_final(record.state) && record.executor == "local" && record.owner &&
+      record.owner->host != to_valid_utf8(current_host_name())) {
+    throw Error(ExitCode::failure,
+                "task " + record.id + " runs on host " + record.owner->host + "; cancel it there");
+  }
+}
 
 // Asks a task's live supervisor to cancel: records the request, then
 // signals the supervisor, verified by pidfd, start time and its lock.
@@ -105,6 +117,9 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const auto ids = resolve_task_ids(dir, *prefixes);
+  for (const auto& id : ids) {
+    refuse_if_elsewhere(load_current_record(dir, id));
+  }
 
   std::vector<bool> was_final;
   for (const auto& id : ids) {
