@@ -3,6 +3,7 @@
 #include <bgtask/duration.hpp>
 #include <bgtask/task_record.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ struct LaunchRequest
   std::vector<std::string> env_additions;  // K=V pairs from --env, passed to the command only
   std::optional<Milliseconds> timeout;
   Milliseconds grace{5000};
+  std::optional<std::uint64_t> max_output; // --max-output: most bytes kept in ID.output
 };
 
 // How `start` ended: 0 when the task is running, else the exit code the

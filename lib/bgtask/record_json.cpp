@@ -353,6 +353,10 @@ TaskRecord decode_object(const json::object& o)
     if (const auto* b = find(out, "bytes")) {
       r.output.bytes = get_uint(*b, "output.bytes");
     }
+    r.output.truncated = get_bool(out, "truncated");
+    if (const auto* d = find(out, "dropped_bytes")) {
+      r.output.dropped_bytes = get_uint(*d, "output.dropped_bytes");
+    }
   }
   return r;
 }
@@ -398,6 +402,8 @@ json::value record_to_json(const TaskRecord& r)
   json::object out;
   out["path"] = to_valid_utf8(r.output.path);
   out["bytes"] = r.output.bytes;
+  out["truncated"] = r.output.truncated;
+  out["dropped_bytes"] = r.output.dropped_bytes;
   o["output"] = std::move(out);
   return v;
 }

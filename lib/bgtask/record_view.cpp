@@ -237,6 +237,9 @@ std::string status_text(const TaskRecord& r)
     add_line(out, "Progress", progress_text(*r.progress));
   }
   add_line(out, "Output", r.output.path);
+  if (r.output.truncated) {
+    add_line(out, "Truncated", std::to_string(r.output.dropped_bytes) + " bytes of output dropped");
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <bgtask/supervisor.hpp>
 
 #include <bgtask/error.hpp>
+#include <bgtask/output_capture.hpp>
 #include <bgtask/process_info.hpp>
 #include <bgtask/process_tree.hpp>
 #include <bgtask/record_store.hpp>
@@ -201,8 +202,9 @@ enum class Stopping { no, cancel, timeout };
 class Supervision
 {
 public:
-  Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd)
-    : m_dir(dir), m_plan(plan), m_child(child), m_signal_fd(signal_fd)
+  Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
+              OutputCapture* capture)
+    : m_dir(dir), m_plan(plan), m_child(child), m_signal_fd(signal_fd), m_capture(capture)
   {
   }
 
@@ -230,10 +232,18 @@ public:
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - SteadyClock::now());
         wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
       }
-      pollfd pfd{m_signal_fd, POLLIN, 0};
-      if (::poll(&pfd, 1, wait_ms) > 0) {
-        status = handle_signals();
+      pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
+      if (::poll(fds, 2, wait_ms) > 0) {
+        if (fds[1].revents != 0) {
+          m_capture->drain();
+        }
+        if (fds[0].revents != 0) {
+          status = handle_signals();
+        }
       }
+    }
+    if (m_capture) {
+      m_capture->drain(); // what the command wrote before it exited
     }
     if (m_stopping != Stopping::no) {
       signal_tree(SIGKILL);
@@ -287,6 +297,7 @@ private:
   SupervisorPlan& m_plan;
   pid_t m_child;
   int m_signal_fd;
+  OutputCapture* m_capture; // null when the command writes ID.output itself
   Stopping m_stopping = Stopping::no;
   std::optional<SteadyClock::time_point> m_kill_at;
 };
@@ -345,14 +356,30 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
     ::_exit(1);
   }
+  // With --max-output the command writes to a pipe that the supervisor
+  // copies from; without, straight to ID.output (which then survives the
+  // supervisor's death without SIGPIPE for the command).
+  std::optional<OutputCapture> capture;
+  UniqueFd capture_input;
+  if (request.max_output) {
+    int output_pipe[2];
+    if (::pipe2(output_pipe, O_CLOEXEC) != 0) {
+      report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
+      ::_exit(1);
+    }
+    capture.emplace(UniqueFd(output_pipe[0]), plan.output.get(), *request.max_output);
+    capture_input = UniqueFd(output_pipe[1]);
+  }
+  const int command_output = capture ? capture_input.get() : plan.output.get();
   auto env = build_environment(request, dir.path());
   const pid_t child = ::fork();
   if (child == 0) {
     ::close(go_pipe[1]);
     ::close(error_pipe[0]);
-    exec_command(request, std::move(env), go_pipe[0], error_pipe[1], plan.output.get(),
+    exec_command(request, std::move(env), go_pipe[0], error_pipe[1], command_output,
                  plan.caller_umask);
   }
+  capture_input.close();
   ::close(go_pipe[0]);
   ::close(error_pipe[1]);
   UniqueFd go(go_pipe[1]);
@@ -401,13 +428,20 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
   }
   report("0\n");
 
-  Supervision supervision(dir, plan, child, signal_fd.get());
+  Supervision supervision(dir, plan, child, signal_fd.get(), capture ? &*capture : nullptr);
   const int status = supervision.run();
   struct stat st{};
   const std::uint64_t bytes = ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   update_record(dir, plan.lock, record,
                 [&](TaskRecord& r) {
                   r.output.bytes = bytes;
+                  if (capture) {
+                    r.output.truncated = capture->truncated();
+                    r.output.dropped_bytes = capture->dropped_bytes();
+                    if (!capture->write_error().empty()) {
+                      add_event(r, "output_error", capture->write_error());
+                    }
+                  }
                   apply_outcome(r, status, supervision.stopping(), request);
                 },
                 12);

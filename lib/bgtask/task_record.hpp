@@ -53,6 +53,8 @@ struct OutputInfo
 {
   std::string path;
   std::uint64_t bytes = 0;
+  bool truncated = false;         // output went past --max-output (or the file could not take it)
+  std::uint64_t dropped_bytes = 0; // how much of it was not kept
 };
 
 // A request by `cancel`, read by the supervisor when it is signalled.

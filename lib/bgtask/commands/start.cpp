@@ -1,5 +1,6 @@
 #include <bgtask/commands/commands.hpp>
 
+#include <bgtask/byte_size.hpp>
 #include <bgtask/command_line.hpp>
 #include <bgtask/error.hpp>
 #include <bgtask/executor.hpp>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <unistd.h>
 
@@ -19,7 +21,7 @@ namespace {
 
 constexpr CommandSyntax k_syntax{
   "start",
-  "[--name N] [--cwd DIR] [--env K=V]... [--timeout DUR] [--grace DUR] "
+  "[--name N] [--cwd DIR] [--env K=V]... [--timeout DUR] [--grace DUR] [--max-output SIZE] "
   "(-- CMD [ARG...] | -c 'SHELL STRING')",
   "Starts a command in the background and prints its task ID once the task is running.\n"
   "`-- CMD ARGS` runs argv directly; `-c STRING` runs it with /bin/sh -c."};
@@ -61,6 +63,25 @@ std::vector<std::string> env_names(const std::vector<std::string>& entries)
     names.push_back(name);
   }
   return names;
+}
+
+// The output cap: --max-output, else $BGTASK_MAX_OUTPUT; none if neither is
+// set or the value is `none`.
+std::optional<std::uint64_t> output_limit(const std::optional<std::string>& option)
+{
+  const char* env = std::getenv("BGTASK_MAX_OUTPUT");
+  if (!option && (env == nullptr || *env == '\0')) {
+    return std::nullopt;
+  }
+  const std::string text = option ? *option : env;
+  if (text == "none") {
+    return std::nullopt;
+  }
+  try {
+    return parse_byte_size(text);
+  } catch (const Error& e) {
+    throw_usage(std::string(option ? "--max-output" : "BGTASK_MAX_OUTPUT") + ": " + e.what());
+  }
 }
 
 LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string> command)
@@ -111,6 +132,7 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
     request.grace = parse_duration(*grace);
   }
   record.grace_s = to_seconds(request.grace);
+  request.max_output = output_limit(optional_value<std::string>(vm, "max-output"));
   return request;
 }
 
@@ -132,6 +154,8 @@ int run_start(const GlobalOptions& global, const std::vector<std::string>& args)
      "set K=V in the command's environment (repeatable; values are never stored)")
     ("timeout", po::value<std::string>(), "stop the command after DUR (state timed_out)")
     ("grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")
+    ("max-output", po::value<std::string>()->value_name("SIZE"),
+     "keep at most SIZE bytes of output (e.g. 10M; `none`; default $BGTASK_MAX_OUTPUT)")
     ("shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
   const auto vm = parse_command_line(k_syntax, options, {}, own);
   if (!vm) {
