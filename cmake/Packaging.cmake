@@ -1,0 +1,63 @@
+# Installs the man page and the shell completions next to the binary, and
+# configures CPack so that `cpack -G DEB` in a build directory makes a Debian
+# package of what `cmake --install` installs.
+include(GNUInstallDirs)
+
+# Debian wants man pages compressed; gzip -n keeps the result reproducible.
+set(BGTASK_MAN_SOURCE ${PROJECT_SOURCE_DIR}/docs/bgtask.1)
+find_program(BGTASK_GZIP gzip)
+if(BGTASK_GZIP)
+  set(BGTASK_MAN_PAGE ${PROJECT_BINARY_DIR}/man/bgtask.1.gz)
+  add_custom_command(OUTPUT ${BGTASK_MAN_PAGE}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
+    COMMAND ${CMAKE_COMMAND} -E copy ${BGTASK_MAN_SOURCE} ${PROJECT_BINARY_DIR}/man/bgtask.1
+    COMMAND ${BGTASK_GZIP} -9 -n -f ${PROJECT_BINARY_DIR}/man/bgtask.1
+    DEPENDS ${BGTASK_MAN_SOURCE}
+    COMMENT "Compressing the man page"
+    VERBATIM)
+  add_custom_target(bgtask_man_page ALL DEPENDS ${BGTASK_MAN_PAGE})
+else()
+  set(BGTASK_MAN_PAGE ${BGTASK_MAN_SOURCE})
+endif()
+install(FILES ${BGTASK_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+
+# Where Debian's shells look under /usr. zsh looks in share/zsh/site-functions
+# under /usr/local instead: pass that as BGTASK_ZSH_COMPLETION_DIR there.
+set(BGTASK_BASH_COMPLETION_DIR ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+  CACHE STRING "Install directory of the bash completion (relative to the prefix)")
+set(BGTASK_ZSH_COMPLETION_DIR ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions
+  CACHE STRING "Install directory of the zsh completion (relative to the prefix)")
+set(BGTASK_FISH_COMPLETION_DIR ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d
+  CACHE STRING "Install directory of the fish completion (relative to the prefix)")
+install(FILES ${PROJECT_SOURCE_DIR}/completions/bgtask.bash
+  DESTINATION ${BGTASK_BASH_COMPLETION_DIR} RENAME bgtask)
+install(FILES ${PROJECT_SOURCE_DIR}/completions/_bgtask DESTINATION ${BGTASK_ZSH_COMPLETION_DIR})
+install(FILES ${PROJECT_SOURCE_DIR}/completions/bgtask.fish DESTINATION ${BGTASK_FISH_COMPLETION_DIR})
+
+set(BGTASK_PACKAGE_CONTACT "bgtask maintainers <bgtask@example.org>"
+  CACHE STRING "Maintainer named in the Debian package")
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME bgtask)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT ${BGTASK_PACKAGE_CONTACT})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "run commands in the background and come back to them later")
+set(CPACK_PACKAGE_DESCRIPTION
+  "bgtask starts commands in the background from shells, scripts, cron jobs and\n\
+programs, and keeps each task's state in plain files: no daemon, and every\n\
+invocation repairs what crashed processes left behind. It lists, waits for,\n\
+follows, cancels and cleans up tasks, with exit codes for scripts.")
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# dpkg-shlibdeps (from dpkg-dev) reads the binary's shared libraries and
+# names the packages and versions it needs; without it, list them by hand.
+find_program(BGTASK_DPKG_SHLIBDEPS dpkg-shlibdeps)
+if(BGTASK_DPKG_SHLIBDEPS)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libboost-json1.81.0, libboost-program-options1.81.0, libboost-filesystem1.81.0, libc6, libstdc++6, libgcc-s1")
+endif()
+include(CPack)

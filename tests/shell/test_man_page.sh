@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# docs/bgtask.1: formats without warnings and documents every command with
+# each option its --help shows, every global option, every exit code of
+# error.hpp, every environment variable the code reads, and the task files.
+source "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PAGE="$ROOT/docs/bgtask.1"
+[ -f "$PAGE" ] || fail "no man page at $PAGE"
+command -v groff >/dev/null || skip "groff is not installed"
+
+groff -man -Tutf8 -ww -z "$PAGE" 2>"$WORK/warnings" || fail "groff failed: $(cat "$WORK/warnings")"
+[ ! -s "$WORK/warnings" ] || fail "groff warnings: $(cat "$WORK/warnings")"
+if command -v man >/dev/null; then
+  MANWIDTH=80 man -l "$PAGE" 2>"$WORK/warnings" | grep -q "^NAME" || fail "man -l does not show the page"
+fi
+
+# The source with roff's \- turned into plain hyphens.
+source_text=$(sed 's/\\-/-/g' "$PAGE")
+# section TITLE_PATTERN: the lines from a .SS/.SH heading matching the pattern
+# up to the next heading.
+section() {
+  printf '%s\n' "$source_text" | awk -v pat="$1" '
+    /^\.S[HS] / { inside = ($0 ~ pat) ; if (inside) { print; next } }
+    inside { print }'
+}
+# options CMD...: the long options of `bgtask CMD... --help`.
+options() {
+  "$BGTASK" "$@" --help | grep -oE '^ +(-[a-zA-Z] \[ )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'
+}
+
+commands=$("$BGTASK" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }')
+[ -n "$commands" ] || fail "no commands in bgtask --help"
+for c in $commands; do
+  text=$(section "^\\.SS \"bgtask $c ")
+  [ -n "$text" ] || fail "no section for command $c"
+  # A section may say that the command takes every option of another one.
+  also=$(printf '%s\n' "$text" | grep -A1 "every option of" | grep -oE '^\.BR? [a-z]+' | awk '{ print $2 }' || true)
+  for other in $also; do
+    text+=$'\n'$(section "^\\.SS \"bgtask $other ")
+  done
+  for o in $(options "$c"); do
+    [ "$o" = "--help" ] && continue
+    printf '%s\n' "$text" | grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" || fail "option $o of $c is not in its section"
+  done
+done
+
+globals=$(section '^\.SH GLOBAL OPTIONS')
+for o in $("$BGTASK" --help | sed -n '/^Global options:/,$p' | grep -oE '^ +--[a-z-]+'); do
+  printf '%s\n' "$globals" | grep -q -- "$o" || fail "global option $o is not documented"
+done
+
+exit_status=$(section '^\.SH EXIT STATUS')
+for code in $(grep -oE '= [0-9]+,' "$ROOT/lib/bgtask/error.hpp" | grep -oE '[0-9]+'); do
+  printf '%s\n' "$exit_status" | grep -qE "^\.B $code(\\\\|$)" || fail "exit code $code is not documented"
+done
+
+environment=$(section '^\.SH ENVIRONMENT')
+variables=$( (grep -rhoE 'getenv\("[A-Z_]+"\)' "$ROOT/lib" | grep -oE '[A-Z_]{2,}' | grep -v '^BGTASK_TEST_'
+  echo BGTASK_DIR BGTASK_ID XDG_STATE_HOME HOME) | tr ' ' '\n' | sort -u)
+for v in $variables; do
+  printf '%s\n' "$environment" | grep -qx "\.B $v" || fail "environment variable $v is not documented"
+done
+
+files=$(section '^\.SH FILES')
+for f in ID.status.json ID.output ID.lock; do
+  printf '%s\n' "$files" | grep -qF "$f" || fail "file $f is not documented"
+done
+grep -q '^\.SS "bgtask __' "$PAGE" && fail "the page documents a hidden command"
+echo ok

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `cpack -G DEB` in the build directory makes a .deb that declares its Debian
+# runtime dependencies and holds the binary, the man page and the three
+# completion scripts; unpacked into a scratch root, the binary runs.
+source "$(dirname "$0")/lib.sh"
+: "${BGTASK_BUILD_DIR:?BGTASK_BUILD_DIR must name the build directory}"
+for tool in cpack dpkg-deb; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+[ -f "$BGTASK_BUILD_DIR/CPackConfig.cmake" ] || fail "no CPackConfig.cmake in $BGTASK_BUILD_DIR"
+
+# The package and CPack's staging tree go to the work directory, not the build.
+(cd "$WORK" && cpack --config "$BGTASK_BUILD_DIR/CPackConfig.cmake" -G DEB -B "$WORK/package") \
+  >"$WORK/cpack.log" 2>&1 || fail "cpack failed: $(cat "$WORK/cpack.log")"
+debs=("$WORK"/package/bgtask_*.deb)
+[ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || fail "cpack made no single .deb: $(ls "$WORK/package")"
+deb=${debs[0]}
+
+[ "$(dpkg-deb -f "$deb" Package)" = bgtask ] || fail "package name: $(dpkg-deb -f "$deb" Package)"
+version=$("$BGTASK" --version | awk '{ print $2 }')
+[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "package version differs from bgtask --version"
+depends=$(dpkg-deb -f "$deb" Depends)
+for library in libboost-json1.81.0 libboost-program-options1.81.0 libc6 libstdc++6; do
+  [[ $depends == *"$library"* ]] || fail "Depends lacks $library: $depends"
+done
+
+contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }')
+for path in ./usr/bin/bgtask ./usr/share/man/man1/bgtask.1.gz \
+  ./usr/share/bash-completion/completions/bgtask ./usr/share/zsh/vendor-completions/_bgtask \
+  ./usr/share/fish/vendor_completions.d/bgtask.fish; do
+  grep -qxF "$path" <<<"$contents" || fail "the package lacks $path"
+done
+
+root="$WORK/root"
+dpkg -x "$deb" "$root"
+[ "$("$root/usr/bin/bgtask" --version)" = "bgtask $version" ] || fail "the packaged binary does not run"
+BGTASK_DIR="$D" "$root/usr/bin/bgtask" list >/dev/null || fail "the packaged binary cannot list"
+zcat "$root/usr/share/man/man1/bgtask.1.gz" | cmp -s - "$(dirname "$0")/../../docs/bgtask.1" ||
+  fail "the packaged man page differs from docs/bgtask.1"
+bash -n "$root/usr/share/bash-completion/completions/bgtask" || fail "the packaged bash completion"
+echo ok
