@@ -1,5 +1,7 @@
 #include "e2e/e2e_support.hpp"
 
+#include <bgtask/task_files.hpp>
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -436,6 +438,13 @@ std::vector<std::string> E2eTest::dir_entries() const
     names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> E2eTest::task_entries() const
+{
+  auto names = dir_entries();
+  std::erase_if(names, [](const std::string& name) { return !bgtask::parse_task_file_name(name); });
   return names;
 }
 

@@ -150,6 +150,9 @@ protected:
   // Names in the task directory, sorted.
   std::vector<std::string> dir_entries() const;
 
+  // The names in the task directory that belong to a task, sorted.
+  std::vector<std::string> task_entries() const;
+
 private:
   void kill_leftovers();
 

@@ -20,7 +20,6 @@ TEST_F(CorruptRecord, IsListedExplainedAndNeverRemoved)
   EXPECT_EQ(wait_for(good), 0);
   EXPECT_EQ(wait_for(bad), 0);
   std::ofstream(record_path(bad), std::ios::binary | std::ios::trunc) << k_garbage;
-  const auto entries = dir_entries();
 
   const Result list = bg({"list"});
   EXPECT_EQ(list.exit_code, 0) << list;

@@ -55,7 +55,12 @@ TEST_F(Start, WritesPrivateFilesOnly)
     ASSERT_EQ(::stat(path.c_str(), &st), 0) << path;
     EXPECT_EQ(st.st_mode & 07777, 0600u) << path;
   }
-  EXPECT_EQ(dir_entries(), (std::vector<std::string>{id + ".lock", id + ".output", id + ".status.json"}));
+  EXPECT_EQ(task_entries(), (std::vector<std::string>{id + ".lock", id + ".output", id + ".status.json"}));
+  for (const auto& name : dir_entries()) {
+    struct stat st{};
+    ASSERT_EQ(::lstat((dir() / name).c_str(), &st), 0) << name;
+    EXPECT_EQ(st.st_mode & 077, 0u) << name << " is open to others";
+  }
 }
 
 TEST_F(Start, RunsArgvVerbatim)
