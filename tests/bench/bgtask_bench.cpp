@@ -1,0 +1,340 @@
+// bgtask-bench: the measuring tools behind scripts/bench.
+//
+//   generate DIR COUNT [DAYS_AGO]  writes COUNT finished tasks (record, output
+//                                  and lock file each) that finished DAYS_AGO
+//                                  days ago (default 8), with the library's
+//                                  own encoder; records are not fsync'd
+//   latency RUNS WARMUP NAME [VAR=VALUE...] CMD... [::: NAME ...]...
+//                                  runs the commands in turn (interleaved),
+//                                  with VAR=VALUE added to the environment,
+//                                  stdout and stderr on /dev/null, and prints
+//                                  wall-time statistics (ms) per NAME as JSON
+//   sleep-stamp SECONDS FILE       sleeps, then writes CLOCK_REALTIME in ns to
+//                                  FILE and exits at once
+//   exit-time CMD...               runs CMD (stdout on /dev/null) and prints
+//                                  CLOCK_REALTIME in ns when it has exited,
+//                                  then its exit status
+//   stats                          reads numbers from stdin, prints
+//                                  statistics as JSON
+
+#include <bgtask/record_json.hpp>
+#include <bgtask/task_dir.hpp>
+#include <bgtask/task_files.hpp>
+#include <bgtask/task_id.hpp>
+#include <bgtask/task_record.hpp>
+#include <bgtask/unique_fd.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <iostream>
+#include <map>
+#include <spawn.h>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+using bgtask::TaskRecord;
+using bgtask::TimePoint;
+using bgtask::UniqueFd;
+
+[[noreturn]] void die(const std::string& message)
+{
+  std::cerr << "bgtask-bench: " << message << '\n';
+  std::exit(2);
+}
+
+std::int64_t clock_ns(clockid_t clock)
+{
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+void write_file(int dir_fd, const std::string& name, std::string_view content)
+{
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd) {
+    die("cannot create " + name + ": " + std::strerror(errno));
+  }
+  if (!content.empty() &&
+      ::write(fd.get(), content.data(), content.size()) != static_cast<ssize_t>(content.size())) {
+    die("cannot write " + name + ": " + std::strerror(errno));
+  }
+}
+
+// A finished task as the supervisor leaves it: every tenth one failed.
+TaskRecord finished_record(const bgtask::TaskDir& dir, TimePoint created, std::size_t index)
+{
+  TaskRecord r;
+  r.generation = 3;
+  r.id = bgtask::make_task_id(created);
+  if (index % 4 == 0) {
+    r.name = "job-" + std::to_string(index);
+  }
+  r.command = {"/bin/sh", "-c", "make -C /srv/build target-" + std::to_string(index % 97)};
+  r.shell = true;
+  r.cwd = "/srv/build";
+  r.created_at = created;
+  r.started_at = created + std::chrono::milliseconds(4);
+  r.finished_at = *r.started_at + std::chrono::milliseconds(1500 + index % 1000);
+  r.duration_s = static_cast<double>((*r.finished_at - *r.started_at).count()) / 1000.0;
+  const bool failed = index % 10 == 9;
+  r.state = failed ? bgtask::TaskState::failed : bgtask::TaskState::succeeded;
+  r.exit_code = failed ? 2 : 0;
+  if (failed) {
+    r.error = "exited with status 2";
+  }
+  r.owner = bgtask::OwnerIdentity{100000 + static_cast<int>(index % 50000), "0123456789abcdef0123456789abcdef",
+                                  123456 + index, "d8e6b402-39d9-4ffa-8d5b-d408718c0000", "bench-host"};
+  r.child = bgtask::ChildIdentity{r.owner->pid + 1, r.owner->pid + 1, r.owner->start_time};
+  r.events = {{"started", *r.started_at, std::nullopt},
+              {"finished", *r.finished_at, std::string(bgtask::to_string(r.state))}};
+  r.output.path = dir.file_path(bgtask::output_file_name(r.id));
+  r.output.bytes = 120;
+  return r;
+}
+
+int generate(const std::vector<std::string>& args)
+{
+  if (args.size() < 2 || args.size() > 3) {
+    die("usage: generate DIR COUNT [DAYS_AGO]");
+  }
+  const auto dir = bgtask::TaskDir::open(args[0]);
+  const auto count = std::stoul(args[1]);
+  const auto days_ago = args.size() == 3 ? std::stoi(args[2]) : 8;
+  // One task per 2 ms, the newest DAYS_AGO days ago; IDs are unique by time.
+  const auto newest = std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now()) -
+                      std::chrono::hours(24 * days_ago);
+  const std::string output(120, 'x');
+  for (std::size_t i = 0; i < count; ++i) {
+    const TimePoint created = newest - std::chrono::milliseconds(2 * (count - i));
+    const TaskRecord record = finished_record(dir, created, i);
+    write_file(dir.fd(), bgtask::status_file_name(record.id), bgtask::encode_record(record));
+    write_file(dir.fd(), bgtask::output_file_name(record.id), output);
+    write_file(dir.fd(), bgtask::lock_file_name(record.id), "");
+  }
+  return 0;
+}
+
+struct Stats
+{
+  std::size_t n = 0;
+  double median = 0, p10 = 0, p90 = 0, mean = 0, min = 0, max = 0;
+};
+
+Stats summarize(std::vector<double> values)
+{
+  Stats s;
+  s.n = values.size();
+  if (values.empty()) {
+    return s;
+  }
+  std::sort(values.begin(), values.end());
+  const auto at = [&](double q) {
+    const double pos = q * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+  };
+  s.median = at(0.5);
+  s.p10 = at(0.1);
+  s.p90 = at(0.9);
+  s.min = values.front();
+  s.max = values.back();
+  double sum = 0;
+  for (const double v : values) {
+    sum += v;
+  }
+  s.mean = sum / static_cast<double>(values.size());
+  return s;
+}
+
+std::string stats_json(const Stats& s)
+{
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer,
+                "{\"n\":%zu,\"median\":%.3f,\"p10\":%.3f,\"p90\":%.3f,\"mean\":%.3f,\"min\":%.3f,"
+                "\"max\":%.3f}",
+                s.n, s.median, s.p10, s.p90, s.mean, s.min, s.max);
+  return buffer;
+}
+
+// Spawns `argv` with stdout (and, with quiet stderr, stderr) on /dev/null.
+enum class QuietStderr { yes, no };
+
+pid_t spawn(const std::vector<std::string>& argv, QuietStderr quiet,
+            const std::vector<std::string>& env_overrides = {})
+{
+  std::vector<char*> c_env;
+  for (const auto& entry : env_overrides) {
+    c_env.push_back(const_cast<char*>(entry.c_str()));
+  }
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view name(*entry, std::strcspn(*entry, "="));
+    const bool overridden = std::any_of(env_overrides.begin(), env_overrides.end(), [&](const std::string& o) {
+      return o.size() > name.size() && o.compare(0, name.size(), name) == 0 && o[name.size()] == '=';
+    });
+    if (!overridden) {
+      c_env.push_back(*entry);
+    }
+  }
+  c_env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  if (quiet == QuietStderr::yes) {
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
+  std::vector<char*> c_argv;
+  for (const auto& a : argv) {
+    c_argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  c_argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int err = ::posix_spawnp(&pid, c_argv[0], &actions, nullptr, c_argv.data(), c_env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) {
+    die("cannot run " + argv[0] + ": " + std::strerror(err));
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid)
+{
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      die(std::string("waitpid: ") + std::strerror(errno));
+    }
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct Candidate
+{
+  std::string name;
+  std::vector<std::string> env;
+  std::vector<std::string> argv;
+  std::vector<double> times_ms;
+  std::size_t failures = 0;
+};
+
+int latency(const std::vector<std::string>& args)
+{
+  if (args.size() < 4) {
+    die("usage: latency RUNS WARMUP NAME CMD... [::: NAME CMD...]...");
+  }
+  const auto runs = std::stoul(args[0]);
+  const auto warmup = std::stoul(args[1]);
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    if (args[i] == ":::" || candidates.empty()) {
+      if (args[i] == ":::") {
+        ++i;
+      }
+      if (i >= args.size()) {
+        die("latency: missing NAME after :::");
+      }
+      candidates.push_back(Candidate{args[i], {}, {}, {}, 0});
+      continue;
+    }
+    auto& c = candidates.back();
+    const bool assignment = c.argv.empty() && args[i].find('=') != std::string::npos &&
+                            args[i].find('/') > args[i].find('=');
+    (assignment ? c.env : c.argv).push_back(args[i]);
+  }
+  for (std::size_t round = 0; round < warmup + runs; ++round) {
+    for (auto& c : candidates) {
+      if (c.argv.empty()) {
+        die("latency: no command for " + c.name);
+      }
+      const auto begin = clock_ns(CLOCK_MONOTONIC);
+      const int code = wait_exit(spawn(c.argv, QuietStderr::yes, c.env));
+      const auto end = clock_ns(CLOCK_MONOTONIC);
+      if (round < warmup) {
+        continue;
+      }
+      if (code != 0) {
+        ++c.failures;
+      }
+      c.times_ms.push_back(static_cast<double>(end - begin) / 1e6);
+    }
+  }
+  std::cout << '{';
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto& c = candidates[i];
+    std::string stats = stats_json(summarize(c.times_ms));
+    stats.insert(stats.size() - 1, ",\"failures\":" + std::to_string(c.failures));
+    std::cout << (i > 0 ? "," : "") << '"' << c.name << "\":" << stats;
+  }
+  std::cout << "}\n";
+  return 0;
+}
+
+int sleep_stamp(const std::vector<std::string>& args)
+{
+  if (args.size() != 2) {
+    die("usage: sleep-stamp SECONDS FILE");
+  }
+  const auto pause = std::chrono::duration<double>(std::stod(args[0]));
+  std::this_thread::sleep_for(pause);
+  const std::string stamp = std::to_string(clock_ns(CLOCK_REALTIME)) + "\n";
+  const int fd = ::open(args[1].c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || ::write(fd, stamp.data(), stamp.size()) != static_cast<ssize_t>(stamp.size())) {
+    return 1;
+  }
+  ::close(fd);
+  ::_exit(0);
+}
+
+int exit_time(const std::vector<std::string>& args)
+{
+  if (args.empty()) {
+    die("usage: exit-time CMD...");
+  }
+  const int code = wait_exit(spawn(args, QuietStderr::no));
+  const auto at = clock_ns(CLOCK_REALTIME);
+  std::cout << at << ' ' << code << '\n';
+  return 0;
+}
+
+int stats(const std::vector<std::string>&)
+{
+  std::vector<double> values;
+  double v = 0;
+  while (std::cin >> v) {
+    values.push_back(v);
+  }
+  std::cout << stats_json(summarize(values)) << '\n';
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  const std::map<std::string, int (*)(const std::vector<std::string>&)> tools = {
+    {"generate", generate}, {"latency", latency},   {"sleep-stamp", sleep_stamp},
+    {"exit-time", exit_time}, {"stats", stats}};
+  if (argc < 2 || tools.count(argv[1]) == 0) {
+    die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|stats ARGS...");
+  }
+  try {
+    return tools.at(argv[1])(std::vector<std::string>(argv + 2, argv + argc));
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
+}
