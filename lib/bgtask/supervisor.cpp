@@ -398,6 +398,9 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
   record.started_at = now();
   add_event(record, "started");
   try {
+    // Under the update lock like every other write, so a concurrent cleanup
+    // never takes the temp of this first record for an abandoned one.
+    UpdateLockGuard guard(plan.lock);
     save_record(dir, record);
   } catch (const Error& e) {
     ::kill(child, SIGKILL);

@@ -107,3 +107,26 @@ TEST_F(Concurrency, ConcurrentProgressReportsAreAllRecorded)
   EXPECT_EQ(messages.size(), 10u);
   EXPECT_EQ(r.at("state"), json::value("running"));
 }
+
+TEST_F(Concurrency, CleanupAlongsideStartsNeverBreaksThem)
+{
+  // cleanup is meant to run from cron whenever it likes: a loop of it must
+  // not disturb tasks being started meanwhile.
+  e2e::Process cleanups = e2e::Process(
+    {"/bin/sh", "-c", "while [ ! -e \"$2/stop\" ]; do \"$0\" --dir \"$1\" cleanup >/dev/null || exit 1; done",
+     e2e::bgtask_binary(), dir().string(), work().string()},
+    {});
+  constexpr int k_starts = 40;
+  std::vector<std::string> ids;
+  for (int i = 0; i < k_starts; ++i) {
+    const Result result = bg({"start", "--", "true"});
+    EXPECT_EQ(result.exit_code, 0) << result;
+    ids.push_back(result.line());
+  }
+  std::ofstream(work() / "stop").close();
+  const Result loop = cleanups.finish();
+  EXPECT_EQ(loop.exit_code, 0) << loop;
+  for (const auto& id : ids) {
+    EXPECT_EQ(wait_for(id), 0) << id;
+  }
+}
