@@ -1,5 +1,8 @@
 #include "e2e/e2e_support.hpp"
 
+#include <bgtask/record_store.hpp>
+#include <bgtask/task_dir.hpp>
+
 #include <filesystem>
 
 namespace json = boost::json;
@@ -16,6 +19,24 @@ json::object summary_of(const Result& result)
   const auto value = e2e::parse_json(result.out);
   EXPECT_TRUE(value.is_object()) << result;
   return value.is_object() ? value.get_object() : json::object();
+}
+
+// Saves a succeeded record with a chosen ID, created and finished the given
+// times ago, as an older `start` would have left it.
+void plant_finished(const fs::path& dir, const std::string& id, std::chrono::hours created_ago,
+                    std::chrono::hours finished_ago)
+{
+  const auto task_dir = bgtask::TaskDir::open(dir.string());
+  bgtask::TaskRecord record;
+  record.id = id;
+  record.command = {"true"};
+  record.cwd = "/";
+  record.state = bgtask::TaskState::succeeded;
+  record.exit_code = 0;
+  record.created_at = bgtask::now() - created_ago;
+  record.started_at = record.created_at;
+  record.finished_at = bgtask::now() - finished_ago;
+  bgtask::save_record(task_dir, record);
 }
 
 } // namespace
@@ -146,4 +167,21 @@ TEST_F(CleanupTest, RefusesBadFilters)
     EXPECT_EQ(bg(args).exit_code, 2) << args[1];
   }
   EXPECT_TRUE(has_all_files(id));
+}
+
+TEST_F(CleanupTest, JudgesAgeByFinishTime)
+{
+  using std::chrono::hours;
+  plant_finished(dir(), "0000000000a1", hours(24 * 30), hours(24 * 10)); // finished 10 days ago
+  plant_finished(dir(), "0000000000a2", hours(24 * 30), hours(2));       // long run, finished lately
+  plant_finished(dir(), "0000000000a3", hours(3), hours(1));
+  const Result by_default = bg({"cleanup"});
+  EXPECT_EQ(by_default.exit_code, 0) << by_default;
+  EXPECT_EQ(by_default.out, "removed 0000000000a1 succeeded\n");
+  EXPECT_FALSE(has_files("0000000000a1"));
+  EXPECT_TRUE(fs::exists(record_path("0000000000a2")));
+  const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "90m"}));
+  EXPECT_EQ(summary.at("removed"), json::value(1));
+  EXPECT_FALSE(has_files("0000000000a2"));
+  EXPECT_TRUE(fs::exists(record_path("0000000000a3")));
 }

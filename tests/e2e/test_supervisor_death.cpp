@@ -132,3 +132,33 @@ TEST_F(SupervisorDeath, NeverTouchesAFinalRecord)
   EXPECT_EQ(bg({"wait", id}).exit_code, 0);
   EXPECT_EQ(record_bytes(id), bytes);
 }
+
+TEST_F(SupervisorDeath, EndsAnOutputFollowWithLost)
+{
+  const std::string id = start({"-c", "echo hi; exec sleep 60"});
+  const auto before = record(id);
+  e2e::Process follow = bg_async({"output", "--follow", id});
+  ASSERT_TRUE(follow.wait_for_stdout("hi\n"));
+  kill_and_wait(pid_in(before, "owner"));
+  kill_and_wait(pid_in(before, "child"));
+  const Result result = follow.finish();
+  EXPECT_FALSE(result.hung) << result;
+  EXPECT_EQ(result.exit_code, 75) << result;
+  EXPECT_EQ(result.out, "hi\n");
+}
+
+TEST_F(SupervisorDeath, CountsAnyProcessOfTheTaskAsTheCommandStillRunning)
+{
+  // The shell dies, but what it started lives on in the task's group.
+  const std::string id = start({"-c", "sleep 60 & sleep 60 & echo started; wait"});
+  ASSERT_TRUE(wait_for_output(id, "started"));
+  const auto before = record(id);
+  kill_and_wait(pid_in(before, "owner"));
+  kill_and_wait(pid_in(before, "child"));
+  const auto r = only_record(bg({"status", "--json", id}));
+  EXPECT_EQ(r.at("state"), json::value("running"));
+  EXPECT_EQ(r.at("unsupervised"), json::value(true));
+  EXPECT_EQ(bg({"cancel", "--grace", "500ms", id}).exit_code, 0);
+  EXPECT_EQ(state_of(id), "cancelled");
+  EXPECT_TRUE(e2e::eventually([&] { return e2e::processes_with_environment("BGTASK_ID=" + id).empty(); }));
+}
