@@ -73,12 +73,20 @@ void append_hex_escapes(std::string& out, std::string_view bytes)
   }
 }
 
-// Appends `\u00NN` for a code point below U+0100.
-void append_json_escape(std::string& out, unsigned char code_point)
+// Appends `\uNNNN` for a code point below U+10000.
+void append_json_escape(std::string& out, unsigned int code_point)
 {
-  out += "\\u00";
-  out += k_hex_digits[code_point >> 4];
-  out += k_hex_digits[code_point & 0xf];
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) {
+    out += k_hex_digits[(code_point >> shift) & 0xf];
+  }
+}
+
+// The code point of a three-byte UTF-8 sequence.
+unsigned int three_byte_code_point(std::string_view character)
+{
+  return (byte_at(character, 0) & 0x0fU) << 12 | (byte_at(character, 1) & 0x3fU) << 6 |
+         (byte_at(character, 2) & 0x3fU);
 }
 
 } // namespace
@@ -125,6 +133,9 @@ std::string escape_json_for_terminal(std::string_view json)
       ++pos;
     } else if (is_c1_control(json.substr(pos, length))) {
       append_json_escape(out, byte_at(json, pos + 1));
+      pos += length;
+    } else if (is_bidi_override(json.substr(pos, length))) {
+      append_json_escape(out, three_byte_code_point(json.substr(pos, length)));
       pos += length;
     } else {
       out.append(json.substr(pos, length));

@@ -15,8 +15,9 @@ enum class KeepNewlines { yes, no };
 // Valid printable UTF-8 passes through unchanged.
 std::string escape_for_terminal(std::string_view text, KeepNewlines newlines = KeepNewlines::yes);
 
-// Rewrites DEL and C1 characters inside serialized JSON as `\u007f` and
-// `\u0080`..`\u009f` so JSON printed to a terminal carries no raw controls.
+// Rewrites DEL, C1 characters and bidi overrides inside serialized JSON as
+// `\u007f`, `\u0080`..`\u009f` and `\u202a`.. so JSON printed to a terminal
+// carries no raw controls.
 std::string escape_json_for_terminal(std::string_view json);
 
 } // namespace bgtask

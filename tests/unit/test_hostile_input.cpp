@@ -1,8 +1,10 @@
-// Inputs crafted to break parsers: malformed timestamps, names that only
-// look like task files, and records with a wrong type in every field.
+// Inputs crafted to break parsers or terminals: malformed timestamps, names
+// that only look like task files, records with a wrong type in every field,
+// and bidi overrides in JSON.
 
 #include <bgtask/record_json.hpp>
 #include <bgtask/task_files.hpp>
+#include <bgtask/terminal_escape.hpp>
 #include <bgtask/timestamp.hpp>
 
 #include <boost/json.hpp>
@@ -179,4 +181,13 @@ TEST(HostileInput, ARecordWithAWrongTypeInAnyFieldIsRejectedNamingTheField)
     }
   }
   EXPECT_GT(checked, 200U);
+}
+
+TEST(HostileInput, JsonForATerminalEscapesBidiOverrides)
+{
+  // A task named with U+202E would otherwise reorder what `status --json` shows.
+  EXPECT_EQ(bgtask::escape_json_for_terminal("{\"name\":\"a\xe2\x80\xae" "b\xe2\x81\xa6\"}"),
+            "{\"name\":\"a\\u202eb\\u2066\"}");
+  EXPECT_EQ(bgtask::escape_json_for_terminal("\"\xe2\x80\xa9\""), "\"\xe2\x80\xa9\"")
+    << "U+2029 is not a bidi override";
 }
