@@ -15,7 +15,8 @@ TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
 {
   auto loaded = load_record(dir, id);
   if (loaded.status == LoadStatus::missing) {
-    throw_usage("no task " + id + " in " + dir.path());
+    // `id` was resolved before, so the record has gone since.
+    throw Error(ExitCode::failure, "the record of task " + id + " disappeared from " + dir.path());
   }
   if (loaded.status == LoadStatus::corrupt) {
     throw Error(ExitCode::failure, "record of task " + id + " is corrupt: " + loaded.reason);

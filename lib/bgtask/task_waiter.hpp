@@ -27,8 +27,8 @@ struct WaitResult
 WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
                           std::optional<Milliseconds> limit);
 
-// Loads and reconciles one record; throws Error(usage) if it is missing and
-// Error(failure) if it is corrupt.
+// Loads and reconciles the record of a resolved ID; throws Error(failure) if
+// it has disappeared or is corrupt.
 TaskRecord load_current_record(const TaskDir& dir, const std::string& id);
 
 } // namespace bgtask

@@ -1,5 +1,7 @@
 #include "e2e/e2e_support.hpp"
 
+#include <filesystem>
+
 namespace json = boost::json;
 
 using e2e::Result;
@@ -92,4 +94,16 @@ TEST_F(Wait, ReturnsAtOnceForAFinishedTask)
   EXPECT_EQ(wait_for(id), 0);
   EXPECT_EQ(wait_for(id), 0);
   EXPECT_EQ(bg({"wait", "--timeout", "0s", id}).exit_code, 0);
+}
+
+TEST_F(Wait, FailsWhenTheRecordDisappearsWhileWaiting)
+{
+  const std::string id = start({"--", "sleep", "60"});
+  e2e::Process waiter = bg_async({"wait", id});
+  ASSERT_TRUE(e2e::eventually([&] { return e2e::is_blocked_in_poll(waiter.pid()); }));
+  std::filesystem::remove(record_path(id));
+  const Result result = waiter.finish();
+  EXPECT_FALSE(result.hung) << result;
+  EXPECT_EQ(result.exit_code, 1) << result;
+  EXPECT_NE(result.err.find(id), std::string::npos) << result;
 }
