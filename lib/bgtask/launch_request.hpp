@@ -10,6 +10,14 @@
 
 namespace bgtask {
 
+// Options for the `slurm` executor, handed to sbatch (slurm_submission.hpp).
+struct SlurmRequest
+{
+  std::optional<std::string> partition;  // --partition
+  std::optional<std::string> time_limit; // --slurm-time, verbatim (else derived from --timeout)
+  std::vector<std::string> args;         // --slurm-arg, verbatim
+};
+
 // Everything needed to run one task, beyond what its record says.
 struct LaunchRequest
 {
@@ -19,6 +27,7 @@ struct LaunchRequest
   std::optional<Milliseconds> timeout;
   Milliseconds grace{5000};
   std::optional<std::uint64_t> max_output; // --max-output: most bytes kept in ID.output
+  SlurmRequest slurm;                      // used when record.executor is `slurm`
 };
 
 // How `start` ended: 0 when the task is running, else the exit code the

@@ -4,6 +4,8 @@
 #include <bgtask/error.hpp>
 #include <bgtask/process_info.hpp>
 #include <bgtask/process_tree.hpp>
+#include <bgtask/reconcile.hpp>
+#include <bgtask/record_store.hpp>
 #include <bgtask/supervisor.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
@@ -163,13 +165,72 @@ void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)
   }
 }
 
-Executor& executor_for(std::string_view name)
+void LocalExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)
 {
-  static LocalExecutor local;
-  if (name == "local") {
-    return local;
+  for (auto& record : records) {
+    record = reconcile_local_record(dir, std::move(record));
   }
-  throw Error(ExitCode::failure, "unknown executor '" + std::string(name) + "'");
+}
+
+namespace {
+
+// Asks a task's live supervisor to cancel: records the request, then
+// signals the supervisor, verified by pidfd, start time and its lock.
+void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace)
+{
+  auto lock = TaskLock::open_existing(dir, record.id);
+  if (!lock || !record.owner) {
+    return;
+  }
+  {
+    UpdateLockGuard guard(*lock);
+    auto loaded = load_record(dir, record.id);
+    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+      return;
+    }
+    loaded.record.cancel_request = CancelRequest{now(), to_seconds(grace)};
+    add_event(loaded.record, "cancel_requested");
+    save_record(dir, loaded.record);
+  }
+  const UniqueFd pidfd = open_pidfd(record.owner->pid);
+  if (pidfd && is_same_process(record.owner->pid, record.owner->start_time) &&
+      !lock->try_take_ownership()) {
+    send_signal(pidfd, SIGTERM);
+  }
+}
+
+// Stops a task whose supervisor is gone and records it as cancelled.
+void cancel_orphan(LocalExecutor& executor, const TaskDir& dir, const TaskRecord& record,
+                   Milliseconds grace)
+{
+  executor.stop_orphaned(record, grace);
+  auto lock = TaskLock::open_existing(dir, record.id);
+  if (lock && !lock->try_take_ownership()) {
+    return; // someone else is finishing it
+  }
+  std::optional<UpdateLockGuard> guard;
+  if (lock) {
+    guard.emplace(*lock);
+  }
+  auto loaded = load_record(dir, record.id);
+  if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+    return;
+  }
+  add_event(loaded.record, "cancel_requested");
+  finish_record(loaded.record, TaskState::cancelled, "cancelled on request (supervisor was gone)");
+  save_record(dir, loaded.record);
+}
+
+} // namespace
+
+void LocalExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
+                           CancelAttempt attempt)
+{
+  if (record.unsupervised) {
+    cancel_orphan(*this, dir, record, grace);
+  } else if (attempt == CancelAttempt::first) {
+    request_cancel(dir, record, grace);
+  }
 }
 
 } // namespace bgtask

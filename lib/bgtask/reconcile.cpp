@@ -1,7 +1,10 @@
 #include <bgtask/reconcile.hpp>
 
+#include <bgtask/local_executor.hpp>
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_lock.hpp>
+
+#include <map>
 
 namespace bgtask {
 
@@ -35,6 +38,12 @@ void apply_verdict(TaskRecord& record, Verdict verdict)
     finish_record(record, TaskState::lost, "host rebooted");
     break;
   case Verdict::supervisor_died:
+    if (record.state == TaskState::queued) {
+      // The command only starts after the running record names it.
+      add_event(record, "reconciled", "supervisor died while queued; the command never ran");
+      finish_record(record, TaskState::lost, "supervisor died while queued; the command never ran");
+      break;
+    }
     add_event(record, "reconciled", "supervisor died; exit status unknown");
     finish_record(record, TaskState::lost, "supervisor died; exit status unknown");
     break;
@@ -55,8 +64,39 @@ TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)
   if (is_final(record.state)) {
     return record;
   }
+  std::vector<TaskRecord> one;
+  one.push_back(std::move(record));
+  executor_for(one.front().executor).reconcile(dir, one);
+  return std::move(one.front());
+}
+
+void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records)
+{
+  std::map<std::string, std::vector<std::size_t>> by_executor;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (!is_final(records[i].state)) {
+      by_executor[records[i].executor].push_back(i);
+    }
+  }
+  for (const auto& [name, indices] : by_executor) {
+    std::vector<TaskRecord> batch;
+    for (const auto i : indices) {
+      batch.push_back(std::move(records[i]));
+    }
+    executor_for(name).reconcile(dir, batch);
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      records[indices[k]] = std::move(batch[k]);
+    }
+  }
+}
+
+TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
+{
+  if (is_final(record.state)) {
+    return record;
+  }
   auto lock = TaskLock::open_existing(dir, record.id);
-  const Liveness liveness = executor_for(record.executor).judge(record, lock ? &*lock : nullptr);
+  const Liveness liveness = LocalExecutor().judge(record, lock ? &*lock : nullptr);
   Verdict verdict = judge_record(record, liveness);
   if (verdict == Verdict::keep || verdict == Verdict::foreign_host) {
     return record;

@@ -3,6 +3,8 @@
 #include <bgtask/executor.hpp>
 #include <bgtask/task_record.hpp>
 
+#include <vector>
+
 namespace bgtask {
 
 class TaskDir;
@@ -21,11 +23,20 @@ enum class Verdict {
 Verdict judge_record(const TaskRecord& record, const Liveness& liveness);
 
 // Brings an unfinished record in line with reality and returns the current
-// record. Never trusts a bare pid: the owner counts as alive while it holds
-// the task's ownership lock. Only the process that takes that lock rewrites
-// the record (re-reading it first), so concurrent reconcilers rewrite a
-// record once, and a final record written by a live supervisor is never
-// overwritten. Final and foreign records are returned untouched.
+// record, through the executor its `executor` field names (executor.hpp).
+// Final records are returned untouched.
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record);
+
+// reconcile_record for many records at once, in place: each executor gets
+// its records as one batch, so a remote executor asks its backend once.
+void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records);
+
+// The local executor's reconciliation. Never trusts a bare pid: the owner
+// counts as alive while it holds the task's ownership lock. Only the process
+// that takes that lock rewrites the record (re-reading it first), so
+// concurrent reconcilers rewrite a record once, and a final record written
+// by a live supervisor is never overwritten. Final and foreign records are
+// returned untouched.
+TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record);
 
 } // namespace bgtask

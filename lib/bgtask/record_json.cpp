@@ -66,6 +66,18 @@ json::value child_to_json(const std::optional<ChildIdentity>& child)
   return v;
 }
 
+json::value slurm_to_json(const std::optional<SlurmJobRef>& slurm)
+{
+  if (!slurm) {
+    return nullptr;
+  }
+  json::value v;
+  auto& o = v.emplace_object();
+  o["job_id"] = to_valid_utf8(slurm->job_id);
+  o["cluster"] = optional_string(slurm->cluster);
+  return v;
+}
+
 json::value progress_to_json(const std::optional<Progress>& progress)
 {
   if (!progress) {
@@ -259,6 +271,14 @@ ChildIdentity decode_child(const json::object& o)
   return child;
 }
 
+SlurmJobRef decode_slurm(const json::object& o)
+{
+  SlurmJobRef slurm;
+  slurm.job_id = get_string(require(o, "job_id"), "slurm.job_id");
+  slurm.cluster = opt_string(o, "cluster");
+  return slurm;
+}
+
 Progress decode_progress(const json::object& o)
 {
   Progress p;
@@ -335,6 +355,9 @@ TaskRecord decode_object(const json::object& o)
   if (const auto* v = find(o, "child")) {
     r.child = decode_child(get_object(*v, "child"));
   }
+  if (const auto* v = find(o, "slurm")) {
+    r.slurm = decode_slurm(get_object(*v, "slurm"));
+  }
   r.unsupervised = get_bool(o, "unsupervised");
   if (const auto* v = find(o, "cancel_request")) {
     const auto& c = get_object(*v, "cancel_request");
@@ -388,6 +411,7 @@ json::value record_to_json(const TaskRecord& r)
   o["grace_s"] = r.grace_s;
   o["owner"] = owner_to_json(r.owner);
   o["child"] = child_to_json(r.child);
+  o["slurm"] = slurm_to_json(r.slurm);
   o["unsupervised"] = r.unsupervised;
   if (r.cancel_request) {
     json::object c;

@@ -233,6 +233,10 @@ std::string status_text(const TaskRecord& r)
     add_line(out, "Process", "pid " + std::to_string(r.child->pid) + ", group " +
                                std::to_string(r.child->pgid));
   }
+  if (r.slurm) {
+    add_line(out, "Slurm", "job " + r.slurm->job_id +
+                             (r.slurm->cluster ? " on cluster " + *r.slurm->cluster : ""));
+  }
   if (r.progress) {
     add_line(out, "Progress", progress_text(*r.progress));
   }

@@ -64,6 +64,13 @@ struct CancelRequest
   double grace_s = 5;
 };
 
+// The batch job of a task run by the `slurm` executor (slurm_executor.hpp).
+struct SlurmJobRef
+{
+  std::string job_id;                 // as `sbatch --parsable` printed it
+  std::optional<std::string> cluster; // ClusterName of the controller that accepted it
+};
+
 // One task's record: the content of `ID.status.json`.
 struct TaskRecord
 {
@@ -88,6 +95,7 @@ struct TaskRecord
   std::string executor = "local";
   std::optional<OwnerIdentity> owner;
   std::optional<ChildIdentity> child;
+  std::optional<SlurmJobRef> slurm; // executor `slurm` only: its job (no owner, no child)
   bool unsupervised = false; // the supervisor died while the command still ran
   std::optional<CancelRequest> cancel_request;
   std::optional<Progress> progress;

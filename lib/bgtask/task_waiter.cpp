@@ -1,6 +1,7 @@
 #include <bgtask/task_waiter.hpp>
 
 #include <bgtask/error.hpp>
+#include <bgtask/executor.hpp>
 #include <bgtask/reconcile.hpp>
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_dir.hpp>
@@ -11,7 +12,9 @@
 
 namespace bgtask {
 
-TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
+namespace {
+
+TaskRecord load_existing_record(const TaskDir& dir, const std::string& id)
 {
   auto loaded = load_record(dir, id);
   if (loaded.status == LoadStatus::missing) {
@@ -21,7 +24,38 @@ TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
   if (loaded.status == LoadStatus::corrupt) {
     throw Error(ExitCode::failure, "record of task " + id + " is corrupt: " + loaded.reason);
   }
-  return reconcile_record(dir, std::move(loaded.record));
+  return std::move(loaded.record);
+}
+
+} // namespace
+
+TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
+{
+  return reconcile_record(dir, load_existing_record(dir, id));
+}
+
+std::vector<TaskRecord> load_current_records(const TaskDir& dir, const std::vector<std::string>& ids)
+{
+  std::vector<TaskRecord> records;
+  for (const auto& id : ids) {
+    records.push_back(load_existing_record(dir, id));
+  }
+  reconcile_records(dir, records);
+  return records;
+}
+
+std::optional<Milliseconds> recheck_interval(const std::vector<TaskRecord>& records)
+{
+  std::optional<Milliseconds> interval;
+  for (const auto& record : records) {
+    if (is_final(record.state)) {
+      continue;
+    }
+    if (const auto own = executor_for(record.executor).recheck_interval()) {
+      interval = std::min(interval.value_or(*own), *own);
+    }
+  }
+  return interval;
 }
 
 WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
@@ -32,10 +66,7 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
   TaskWatcher watcher(dir, WatchOutput::no);
   WaitResult result;
   for (;;) {
-    result.records.clear();
-    for (const auto& id : ids) {
-      result.records.push_back(load_current_record(dir, id));
-    }
+    result.records = load_current_records(dir, ids);
     const auto finished = std::count_if(result.records.begin(), result.records.end(),
                                         [](const TaskRecord& r) { return is_final(r.state); });
     const bool done = mode == WaitMode::any ? finished > 0
@@ -50,6 +81,9 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
         result.timed_out = true;
         return result;
       }
+    }
+    if (const auto recheck = recheck_interval(result.records)) {
+      left = std::min(left.value_or(*recheck), *recheck);
     }
     watcher.wait_for_change(result.records, left);
   }

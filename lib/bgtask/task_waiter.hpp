@@ -31,4 +31,13 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
 // it has disappeared or is corrupt.
 TaskRecord load_current_record(const TaskDir& dir, const std::string& id);
 
+// load_current_record for several IDs, reconciled as one batch
+// (reconcile_records), in the order given.
+std::vector<TaskRecord> load_current_records(const TaskDir& dir, const std::vector<std::string>& ids);
+
+// The longest a waiter on `records` may sleep before reconciling again
+// (Executor::recheck_interval of their executors); nullopt if the task
+// watcher sees every change.
+std::optional<Milliseconds> recheck_interval(const std::vector<TaskRecord>& records);
+
 } // namespace bgtask

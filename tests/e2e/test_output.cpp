@@ -74,3 +74,16 @@ TEST_F(Output, FollowWithTailStartsFromTheLastLines)
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(result.out, "4\n5\n6\n");
 }
+
+TEST_F(Output, TailsLinesLongerThanOneReadChunk)
+{
+  // Two lines of 100 000 and 70 000 bytes, then a short one.
+  const std::string id = start({"-c", "head -c 100000 /dev/zero | tr '\\0' a; echo; "
+                                      "head -c 70000 /dev/zero | tr '\\0' b; echo; echo end"});
+  EXPECT_EQ(wait_for(id), 0);
+  const std::string a(100000, 'a');
+  const std::string b(70000, 'b');
+  EXPECT_EQ(bg({"output", "--tail", "2", id}).out, b + "\nend\n");
+  EXPECT_EQ(bg({"output", "--tail", "3", id}).out, a + "\n" + b + "\nend\n");
+  EXPECT_EQ(bg({"output", id}).out.size(), a.size() + b.size() + 6);
+}

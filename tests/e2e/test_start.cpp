@@ -249,3 +249,27 @@ TEST_F(Start, RefusesAnEmptyOrConflictingCommand)
   }
   EXPECT_TRUE(dir_entries().empty());
 }
+
+TEST_F(Start, WorksInADirectoryWhosePathNeedsQuoting)
+{
+  const fs::path odd = work() / "task dir 'with' \"quotes\" $HOME";
+  const Result started = e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "start", "-c",
+                                   "printf '%s' \"$BGTASK_DIR\""});
+  ASSERT_EQ(started.exit_code, 0) << started;
+  const Result waited = e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "wait", started.line()});
+  EXPECT_EQ(waited.exit_code, 0) << waited;
+  const Result output = e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "output", started.line()});
+  EXPECT_EQ(output.out, odd.string());
+}
+
+TEST_F(Start, GivesTheCommandAnAbsoluteDirectoryForARelativeDir)
+{
+  e2e::RunOptions options;
+  options.cwd = work();
+  const Result started = e2e::run({e2e::bgtask_binary(), "--dir", "tasks", "start", "-c", "printf '%s' \"$BGTASK_DIR\""},
+                                  options);
+  ASSERT_EQ(started.exit_code, 0) << started;
+  EXPECT_EQ(wait_for(started.line()), 0);
+  EXPECT_EQ(output_of(started.line()), dir().string());
+  EXPECT_EQ(record(started.line()).at("output").at("path"), json::value(output_path(started.line()).string()));
+}

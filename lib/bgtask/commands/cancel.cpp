@@ -10,11 +10,9 @@
 #include <bgtask/record_view.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_id.hpp>
-#include <bgtask/task_lock.hpp>
 #include <bgtask/task_waiter.hpp>
 #include <bgtask/utf8.hpp>
 
-#include <csignal>
 #include <iostream>
 
 namespace bgtask {
@@ -25,7 +23,8 @@ constexpr CommandSyntax k_syntax{
   "cancel", "ID... [--grace DUR] [--json]",
   "Stops running tasks: TERM to the command's process group and descendants, KILL after\n"
   "the grace period (default 5s). Returns once each final record is written. Cancelling a\n"
-  "finished task changes nothing and is not an error."};
+  "finished task changes nothing and is not an error. A Slurm task is cancelled with scancel\n"
+  "(Slurm's KillWait applies instead of the grace period)."};
 
 constexpr Milliseconds k_check_interval{250};
 
@@ -38,52 +37,6 @@ void refuse_if_elsewhere(const TaskRecord& record)
     throw Error(ExitCode::failure,
                 "task " + record.id + " runs on host " + record.owner->host + "; cancel it there");
   }
-}
-
-// Asks a task's live supervisor to cancel: records the request, then
-// signals the supervisor, verified by pidfd, start time and its lock.
-void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace)
-{
-  auto lock = TaskLock::open_existing(dir, record.id);
-  if (!lock || !record.owner) {
-    return;
-  }
-  {
-    UpdateLockGuard guard(*lock);
-    auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
-      return;
-    }
-    loaded.record.cancel_request = CancelRequest{now(), to_seconds(grace)};
-    add_event(loaded.record, "cancel_requested");
-    save_record(dir, loaded.record);
-  }
-  const UniqueFd pidfd = open_pidfd(record.owner->pid);
-  if (pidfd && is_same_process(record.owner->pid, record.owner->start_time) &&
-      !lock->try_take_ownership()) {
-    send_signal(pidfd, SIGTERM);
-  }
-}
-
-// Stops a task whose supervisor is gone and records it as cancelled.
-void cancel_orphan(const TaskDir& dir, const TaskRecord& record, Milliseconds grace)
-{
-  executor_for(record.executor).stop_orphaned(record, grace);
-  auto lock = TaskLock::open_existing(dir, record.id);
-  if (lock && !lock->try_take_ownership()) {
-    return; // someone else is finishing it
-  }
-  std::optional<UpdateLockGuard> guard;
-  if (lock) {
-    guard.emplace(*lock);
-  }
-  auto loaded = load_record(dir, record.id);
-  if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
-    return;
-  }
-  add_event(loaded.record, "cancel_requested");
-  finish_record(loaded.record, TaskState::cancelled, "cancelled on request (supervisor was gone)");
-  save_record(dir, loaded.record);
 }
 
 } // namespace
@@ -117,20 +70,16 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const auto ids = resolve_task_ids(dir, *prefixes);
-  for (const auto& id : ids) {
-    refuse_if_elsewhere(load_current_record(dir, id));
+  const auto current = load_current_records(dir, ids);
+  for (const auto& record : current) {
+    refuse_if_elsewhere(record);
   }
 
   std::vector<bool> was_final;
-  for (const auto& id : ids) {
-    const TaskRecord record = load_current_record(dir, id);
+  for (const auto& record : current) {
     was_final.push_back(is_final(record.state));
     if (!was_final.back()) {
-      if (record.unsupervised) {
-        cancel_orphan(dir, record, grace);
-      } else {
-        request_cancel(dir, record, grace);
-      }
+      executor_for(record.executor).cancel(dir, record, grace, CancelAttempt::first);
     }
   }
   WaitResult result;
@@ -140,8 +89,8 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
       break;
     }
     for (const auto& record : result.records) {
-      if (!is_final(record.state) && record.unsupervised) {
-        cancel_orphan(dir, record, grace);
+      if (!is_final(record.state)) {
+        executor_for(record.executor).cancel(dir, record, grace, CancelAttempt::repeat);
       }
     }
   }

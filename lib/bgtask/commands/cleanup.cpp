@@ -165,6 +165,7 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
   const auto files = scan_files(dir);
+  std::vector<TaskRecord> records;
   std::vector<TaskRecord> finished;
   Summary summary;
   for (const auto& [id, task] : files) {
@@ -175,7 +176,11 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
     if (loaded.status != LoadStatus::ok) {
       continue; // corrupt records are reported by list and status, never deleted
     }
-    TaskRecord record = reconcile_record(dir, std::move(loaded.record));
+    records.push_back(std::move(loaded.record));
+  }
+  // One batch, so that Slurm's controller is asked once, not once per task.
+  reconcile_records(dir, records);
+  for (auto& record : records) {
     if (!is_final(record.state)) {
       ++summary.skipped_running;
       continue;

@@ -94,14 +94,25 @@ int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
-  std::vector<LoadedRecord> entries;
+  std::vector<LoadedRecord> loaded;
+  std::vector<TaskRecord> records;
   for (const auto& id : scan_task_ids(dir)) {
     auto entry = load_record(dir, id);
     if (entry.status == LoadStatus::missing) {
       continue; // removed since the scan
     }
     if (entry.status == LoadStatus::ok) {
-      entry.record = reconcile_record(dir, std::move(entry.record));
+      records.push_back(std::move(entry.record));
+    }
+    loaded.push_back(std::move(entry));
+  }
+  // One batch, so that Slurm's controller is asked once, not once per task.
+  reconcile_records(dir, records);
+  std::vector<LoadedRecord> entries;
+  auto next = records.begin();
+  for (auto& entry : loaded) {
+    if (entry.status == LoadStatus::ok) {
+      entry.record = std::move(*next++);
     }
     if (filter.accepts(entry)) {
       entries.push_back(std::move(entry));

@@ -11,6 +11,7 @@
 #include <bgtask/task_waiter.hpp>
 #include <bgtask/task_watcher.hpp>
 
+#include <algorithm>
 #include <sys/stat.h>
 
 namespace bgtask {
@@ -21,6 +22,8 @@ constexpr CommandSyntax k_syntax{
   "output", "ID [--follow] [--tail N] [--raw]",
   "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
   "`wait` would. On a terminal, control characters are escaped unless --raw is given."};
+
+constexpr Milliseconds k_remote_output_poll{1000};
 
 } // namespace
 
@@ -72,7 +75,13 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
   }
   TaskWatcher watcher(dir, WatchOutput::yes);
   while (!is_final(record.state)) {
-    watcher.wait_for_change({record}, std::nullopt);
+    // A task on another host (Slurm) writes its output there: inotify does
+    // not see it, so poll the shared file at least every second.
+    auto limit = recheck_interval({record});
+    if (limit) {
+      limit = std::min(*limit, k_remote_output_poll);
+    }
+    watcher.wait_for_change({record}, limit);
     record = load_current_record(dir, id);
     offset = copier.copy_from(fd.get(), offset);
   }

@@ -4,6 +4,7 @@
 #include <bgtask/command_line.hpp>
 #include <bgtask/error.hpp>
 #include <bgtask/executor.hpp>
+#include <bgtask/slurm_submission.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
 #include <bgtask/task_id.hpp>
@@ -136,6 +137,39 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
   return request;
 }
 
+// Picks the executor (--executor, else $BGTASK_EXECUTOR, else local) and
+// takes the Slurm options, refusing them for local tasks and refusing what
+// only a local supervisor can do for Slurm tasks.
+void choose_executor(const po::variables_map& vm, LaunchRequest& request)
+{
+  const char* env = std::getenv("BGTASK_EXECUTOR");
+  const auto option = optional_value<std::string>(vm, "executor");
+  const std::string name = option ? *option : env != nullptr && *env != '\0' ? env : "local";
+  if (!is_executor_name(name)) {
+    throw_usage(std::string(option ? "--executor" : "BGTASK_EXECUTOR") + ": unknown executor '" +
+                escape_for_terminal(name, KeepNewlines::no) + "' (expected local or slurm)");
+  }
+  request.record.executor = name;
+  auto& slurm = request.slurm;
+  slurm.partition = optional_value<std::string>(vm, "partition");
+  slurm.time_limit = optional_value<std::string>(vm, "slurm-time");
+  slurm.args = optional_value<std::vector<std::string>>(vm, "slurm-arg").value_or(std::vector<std::string>{});
+  if (name != "slurm") {
+    if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
+      throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
+    }
+    return;
+  }
+  check_slurm_args(slurm.args);
+  if (request.argv.front().starts_with('-')) {
+    throw_usage("a command name starting with '-' cannot be run by the slurm executor");
+  }
+  if (vm.count("max-output") != 0) {
+    throw_usage("--max-output needs the local executor");
+  }
+  request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
+}
+
 } // namespace
 
 int run_start(const GlobalOptions& global, const std::vector<std::string>& args)
@@ -156,12 +190,20 @@ int run_start(const GlobalOptions& global, const std::vector<std::string>& args)
     ("grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")
     ("max-output", po::value<std::string>()->value_name("SIZE"),
      "keep at most SIZE bytes of output (e.g. 10M; `none`; default $BGTASK_MAX_OUTPUT)")
+    ("executor", po::value<std::string>()->value_name("NAME"),
+     "where to run: local (default, or $BGTASK_EXECUTOR) or slurm (a batch job)")
+    ("partition", po::value<std::string>()->value_name("P"), "slurm: the partition to submit to")
+    ("slurm-time", po::value<std::string>()->value_name("T"),
+     "slurm: the job's time limit as sbatch --time takes it (default: --timeout, in whole minutes)")
+    ("slurm-arg", po::value<std::vector<std::string>>()->composing()->value_name("ARG"),
+     "slurm: an sbatch argument, passed verbatim (repeatable)")
     ("shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
   const auto vm = parse_command_line(k_syntax, options, {}, own);
   if (!vm) {
     return 0;
   }
   LaunchRequest request = build_request(*vm, std::move(command));
+  choose_executor(*vm, request);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
   std::optional<TaskLock> lock;

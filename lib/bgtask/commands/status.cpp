@@ -73,8 +73,19 @@ int run_status(const GlobalOptions& global, const std::vector<std::string>& args
   const auto ids = resolve_task_ids(dir, *prefixes);
   int status = 0;
   boost::json::array array;
+  std::vector<LoadedRecord> loaded_records;
+  std::vector<TaskRecord> records;
+  for (const auto& id : ids) {
+    loaded_records.push_back(load_record(dir, id));
+    if (loaded_records.back().status == LoadStatus::ok) {
+      records.push_back(std::move(loaded_records.back().record));
+    }
+  }
+  // One batch, so that Slurm's controller is asked once, not once per task.
+  reconcile_records(dir, records);
+  auto next = records.begin();
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    auto loaded = load_record(dir, ids[i]);
+    const auto& loaded = loaded_records[i];
     if (loaded.status != LoadStatus::ok) {
       const std::string reason =
         loaded.status == LoadStatus::missing ? "record disappeared" : loaded.reason;
@@ -85,7 +96,7 @@ int run_status(const GlobalOptions& global, const std::vector<std::string>& args
       }
       continue;
     }
-    const TaskRecord record = reconcile_record(dir, std::move(loaded.record));
+    const TaskRecord record = std::move(*next++);
     if (json) {
       array.push_back(record_to_json(record));
     } else {

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bgtask {
+
+// What one source (controller or accounting) said about one Slurm job, as
+// text, before any interpretation.
+struct SlurmJobInfo
+{
+  std::string job_id;
+  std::string name;       // JobName / Name
+  std::string state;      // first word of JobState/State: RUNNING, CANCELLED, ...
+  std::string reason;     // the controller's Reason (empty from accounting)
+  std::string exit_code;  // `code:signal`, e.g. `3:0`, `0:9`
+  std::string start_time; // as printed: `2026-11-29T19:08:53`, `Unknown`, ...
+  std::string end_time;
+  std::string node_list;  // BatchHost / NodeList; empty or `(null)` when it never ran
+};
+
+// Parses `scontrol show job -o` output: one `Key=Value ...` line per job.
+// Values are unquoted and may contain spaces (a word without `=` continues
+// the previous value). Lines that are not job lines (`No jobs in the
+// system`) are skipped.
+std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text);
+
+// The columns bgtask asks `sacct` for, in this order (`-o` argument).
+inline constexpr std::string_view k_sacct_fields = "JobID,State,ExitCode,Start,End,NodeList,JobName";
+
+// Parses `sacct -X -n -P -o <k_sacct_fields>` output (also with `-c`): one
+// `|`-separated line per job; the job name, last, may itself contain `|`.
+// Step lines (`12.batch`) are skipped.
+std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text);
+
+// Parses one line of a jobcomp/filetxt log (`JobId=2 UserId=... Name=...
+// JobState=FAILED ... ExitCode=3:0`); nullopt for anything else.
+std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line);
+
+// Splits a `Key=Value Key=Value` line (as scontrol -o and jobcomp write
+// them) into pairs, in order, keeping the first of repeated keys.
+std::vector<std::pair<std::string, std::string>> split_key_values(std::string_view line);
+
+// Parses `scontrol show config` output (`Key = Value` lines) into pairs.
+std::vector<std::pair<std::string, std::string>> parse_slurm_config(std::string_view text);
+
+} // namespace bgtask

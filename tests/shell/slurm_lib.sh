@@ -1,0 +1,72 @@
+# Helpers for the Slurm end-to-end scripts (tests/shell/test_slurm_*.sh),
+# sourced after lib.sh. `slurm_cluster MIN_JOB_AGE` starts a private
+# single-node cluster (scripts/slurm-up) and stops it when the script exits,
+# whatever the outcome; without root, or if the daemons cannot start, the
+# test is skipped with a message saying why.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CLUSTER=""
+
+stop_cluster() {
+  local rc=$?
+  if [ -n "$CLUSTER" ]; then
+    "$ROOT/scripts/slurm-down" "$CLUSTER"
+    if [ "$rc" -eq 0 ] || [ "$rc" -eq 125 ]; then
+      rm -rf "$CLUSTER"
+    else
+      echo "kept the cluster's logs in $CLUSTER/log" >&2
+    fi
+  fi
+  (exit "$rc")
+  cleanup_work
+}
+
+slurm_cluster() {
+  [ "$(id -u)" -eq 0 ] || skip "Slurm tests need root to start munged, slurmctld and slurmd"
+  CLUSTER=$(mktemp -d /tmp/bgtask-slurm-cluster.XXXXXX)
+  trap stop_cluster EXIT
+  local conf
+  if ! conf=$("$ROOT/scripts/slurm-up" "$CLUSTER" "$1" 2>"$WORK/slurm-up.log"); then
+    cat "$WORK/slurm-up.log" >&2
+    skip "could not start a local Slurm cluster (see above)"
+  fi
+  eval "$conf"
+  echo "Slurm cluster up: $SLURM_CONF" >&2
+}
+
+# slurm_job TASK_ID: the Slurm job id in a task's record.
+slurm_job() { field "$1" .slurm.job_id; }
+
+# job_state JOB_ID: the controller's state of a job, or `purged`.
+job_state() {
+  local line
+  if line=$(timeout 30 scontrol show job -o "$1" 2>&1); then
+    grep -o 'JobState=[A-Z_]*' <<<"$line" | cut -d= -f2
+  elif grep -q "Invalid job id" <<<"$line"; then
+    echo purged
+  else
+    echo "unknown: $line"
+  fi
+}
+
+# until_job JOB_ID STATE [SECONDS]: waits for the controller to report STATE.
+until_job() {
+  local deadline=$((SECONDS + ${3:-60})) state
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    state=$(job_state "$1")
+    [ "$state" = "$2" ] && return 0
+    sleep 0.2
+  done
+  fail "Slurm job $1 never reached $2 (last: $state)"
+}
+
+# until_task TASK_ID STATE [SECONDS]: waits for bgtask to report STATE.
+until_task() {
+  local deadline=$((SECONDS + ${3:-60})) state
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    state=$(bg status --json "$1" | jq -r '.[0].state')
+    [ "$state" = "$2" ] && return 0
+    sleep 0.2
+  done
+  fail "task $1 never reached $2 (last: $state)"
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The slurm executor against a real slurmctld/slurmd: start and wait,
+# exit codes and signals, --timeout as Slurm's time limit, cancelling a
+# running and a pending job, output, environment, list mixing executors,
+# refused options. About 90 s: the time limit test needs Slurm's minimum of
+# one minute (enforced within 30 s more), so it starts first and is checked
+# last.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_lib.sh"
+slurm_cluster 300
+cd "$WORK"
+
+# Runs into its time limit (--timeout 5s becomes Slurm's 1 minute) meanwhile.
+limited=$(bg start --executor slurm --timeout 5s -- sleep 300)
+
+echo "-- start and wait: success, with the task's environment and output"
+ok=$(bg start --executor slurm --name greet --env SECRET_VALUE=s3cr3t \
+  -c 'echo "hello from $BGTASK_ID in $BGTASK_DIR: $SECRET_VALUE"; pwd')
+[ "$(field "$ok" .executor)" = slurm ] || fail "executor not recorded"
+[[ "$(slurm_job "$ok")" =~ ^[0-9]+$ ]] || fail "no Slurm job id in the record"
+[ "$(field "$ok" .slurm.cluster)" = bgtaskci ] || fail "cluster not recorded"
+[ "$(field "$ok" .owner)" = null ] && [ "$(field "$ok" .child)" = null ] ||
+  fail "a Slurm task must not record local processes"
+bg wait "$ok" || fail "wait on a successful job exited $?"
+[ "$(field "$ok" .state)" = succeeded ] || fail "state $(field "$ok" .state)"
+[ "$(field "$ok" .exit_code)" = 0 ] || fail "exit code $(field "$ok" .exit_code)"
+grep -qx "hello from $ok in $D: s3cr3t" "$D/$ok.output" || fail "output: $(cat "$D/$ok.output")"
+grep -qx "$WORK" "$D/$ok.output" || fail "not run in the start directory"
+! grep -rq s3cr3t "$D"/*.status.json || fail "an --env value was stored in a record"
+[ "$(bg status --json "$ok" | jq -r '.[0].output.bytes')" -gt 0 ] || fail "output size not recorded"
+
+echo "-- exit code and signal propagation"
+three=$(bg start --executor slurm -- sh -c 'echo failing; exit 3')
+killed=$(bg start --executor slurm -c 'kill -KILL $$')
+rc=0
+bg wait "$three" || rc=$?
+[ "$rc" -eq 3 ] || fail "wait on exit 3 gave $rc"
+[ "$(field "$three" .state)" = failed ] && [ "$(field "$three" .exit_code)" = 3 ] ||
+  fail "exit 3 recorded as $(field "$three" .state) / $(field "$three" .exit_code)"
+rc=0
+bg wait "$killed" || rc=$?
+[ "$rc" -eq 137 ] || fail "wait on a SIGKILLed job gave $rc"
+[ "$(field "$killed" .signal)" = 9 ] && [ "$(field "$killed" .exit_code)" = null ] ||
+  fail "SIGKILL recorded as signal $(field "$killed" .signal), exit $(field "$killed" .exit_code)"
+
+echo "-- output --follow streams the shared output file until the job ends"
+streamed=$(bg start --executor slurm -c 'for i in 1 2 3; do echo "line $i"; sleep 0.3; done; exit 2')
+rc=0
+followed=$(bg output --follow "$streamed") || rc=$?
+[ "$rc" -eq 2 ] || fail "output --follow exited $rc"
+[ "$followed" = $'line 1\nline 2\nline 3' ] || fail "followed output: $followed"
+
+echo "-- cancel a running and a pending job"
+running=$(bg start --executor slurm -- sleep 300)
+until_task "$running" running
+# Asks for every CPU of the node, one of which the running jobs hold.
+pending=$(bg start --executor slurm --slurm-arg=--cpus-per-task="$(nproc)" -- sleep 300)
+until_job "$(slurm_job "$pending")" PENDING
+[ "$(bg status --json "$pending" | jq -r '.[0].state')" = queued ] || fail "a pending job is not queued"
+[ "$(bg cancel "$pending")" = "$pending cancelled" ] || fail "cancel of the pending job"
+[ "$(field "$pending" .started_at)" = null ] || fail "a job that never ran has a start time"
+[ "$(bg cancel "$running")" = "$running cancelled" ] || fail "cancel of the running job"
+[ "$(field "$running" .error)" = "cancelled on request" ] || fail "reason: $(field "$running" .error)"
+[ "$(job_state "$(slurm_job "$running")")" = CANCELLED ] || fail "Slurm did not cancel the job"
+[ "$(bg cancel "$running")" = "$running already cancelled" ] || fail "second cancel"
+
+echo "-- list mixes local and Slurm tasks"
+local_task=$(bg start -- sh -c 'exit 4')
+bg wait "$local_task" >/dev/null || true
+listed=$(bg list --json)
+[ "$(jq -r --arg id "$local_task" '.[] | select(.id == $id) | .executor + " " + .state' <<<"$listed")" = \
+  "local failed" ] || fail "local task in list: $listed"
+[ "$(jq -r --arg id "$ok" '.[] | select(.id == $id) | .executor + " " + .state' <<<"$listed")" = \
+  "slurm succeeded" ] || fail "Slurm task in list: $listed"
+bg list | grep -q "^$limited  running" || fail "the time-limited job is not listed as running"
+
+echo "-- options: refused combinations, a rejected submission, \$BGTASK_EXECUTOR"
+expect_usage() {
+  local rc=0
+  bg "$@" >/dev/null 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] || fail "bgtask $* exited $rc, expected 2"
+}
+expect_usage start --partition debug -- true
+expect_usage start --executor slurm --max-output 1M -- true
+expect_usage start --executor slurm --slurm-arg=--output=/tmp/x -- true
+expect_usage start --executor nowhere -- true
+rc=0
+refused=$(bg start --executor slurm --partition no-such-partition -- true 2>"$WORK/refused.err") || rc=$?
+[ "$rc" -eq 1 ] || fail "a rejected submission exited $rc"
+[ "$(field "$refused" .state)" = failed ] || fail "a rejected submission is not recorded as failed"
+grep -q "sbatch refused the job" "$WORK/refused.err" || fail "message: $(cat "$WORK/refused.err")"
+from_env=$(BGTASK_EXECUTOR=slurm bg start -- true)
+[ "$(field "$from_env" .executor)" = slurm ] || fail "\$BGTASK_EXECUTOR ignored"
+bg wait "$from_env" >/dev/null
+
+echo "-- --timeout becomes Slurm's time limit: timed_out"
+# Slurm checks time limits every 30 s: the job ends 60 to 90 s after it started.
+rc=0
+timeout 150 "$BGTASK" --dir "$D" wait "$limited" || rc=$?
+[ "$rc" -eq 124 ] || fail "wait on a timed-out job gave $rc"
+[ "$(field "$limited" .state)" = timed_out ] || fail "state $(field "$limited" .state)"
+field "$limited" .error | grep -q "Slurm time limit" || fail "reason: $(field "$limited" .error)"
+echo "PASS"

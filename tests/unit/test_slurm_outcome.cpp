@@ -1,0 +1,277 @@
+// Mapping Slurm job states to task states, on synthetic and on captured
+// real answers (tests/data/slurm/).
+
+#include "slurm_test_data.hpp"
+
+#include <bgtask/slurm_outcome.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <ctime>
+
+using bgtask::SlurmJobInfo;
+using bgtask::SlurmOutcome;
+using bgtask::TaskRecord;
+using bgtask::TaskState;
+using slurm_test_data::read;
+
+namespace {
+
+SlurmJobInfo job(std::string state, std::string exit_code = "0:0")
+{
+  SlurmJobInfo j;
+  j.job_id = "7";
+  j.name = "bgtask-01hx2k3m4n5p";
+  j.state = std::move(state);
+  j.exit_code = std::move(exit_code);
+  j.start_time = "2026-11-29T19:25:13";
+  j.end_time = "2026-11-29T19:26:40";
+  j.node_list = "node1";
+  return j;
+}
+
+TaskState state_of(std::string name)
+{
+  const auto outcome = bgtask::slurm_outcome(job(std::move(name)));
+  if (!outcome) {
+    throw std::runtime_error("no outcome");
+  }
+  return outcome->state;
+}
+
+TaskRecord queued_record()
+{
+  TaskRecord r;
+  r.id = "01hx2k3m4n5p";
+  r.command = {"true"};
+  r.cwd = "/";
+  r.executor = "slurm";
+  r.slurm = bgtask::SlurmJobRef{"7", "ci"};
+  r.state = TaskState::queued;
+  r.created_at = bgtask::now();
+  return r;
+}
+
+std::vector<SlurmJobInfo> jobcomp_jobs()
+{
+  const auto text = read("jobcomp.log");
+  std::vector<SlurmJobInfo> jobs;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto end = text.find('\n', at);
+    if (auto j = bgtask::parse_jobcomp_line(std::string_view(text).substr(at, end - at))) {
+      jobs.push_back(*j);
+    }
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return jobs;
+}
+
+SlurmOutcome outcome_of(const std::vector<SlurmJobInfo>& jobs, const std::string& name)
+{
+  const auto it = std::find_if(jobs.begin(), jobs.end(), [&](const SlurmJobInfo& j) { return j.name == name; });
+  if (it == jobs.end()) {
+    throw std::runtime_error("no job named " + name);
+  }
+  const auto outcome = bgtask::slurm_outcome(*it);
+  if (!outcome) {
+    throw std::runtime_error("no outcome for " + name);
+  }
+  return *outcome;
+}
+
+} // namespace
+
+TEST(SlurmStateMapping, FollowsTheDocumentedTable)
+{
+  EXPECT_EQ(state_of("PENDING"), TaskState::queued);
+  EXPECT_EQ(state_of("REQUEUED"), TaskState::queued);
+  EXPECT_EQ(state_of("RUNNING"), TaskState::running);
+  EXPECT_EQ(state_of("COMPLETING"), TaskState::running);
+  EXPECT_EQ(state_of("SUSPENDED"), TaskState::running);
+  EXPECT_EQ(state_of("COMPLETED"), TaskState::succeeded);
+  EXPECT_EQ(state_of("FAILED"), TaskState::failed);
+  EXPECT_EQ(state_of("CANCELLED"), TaskState::cancelled);
+  EXPECT_EQ(state_of("TIMEOUT"), TaskState::timed_out);
+  for (const auto* name : {"NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE"}) {
+    const auto outcome = bgtask::slurm_outcome(job(name));
+    ASSERT_TRUE(outcome) << name;
+    EXPECT_EQ(outcome->state, TaskState::failed) << name;
+    EXPECT_NE(outcome->reason.find(name), std::string::npos) << outcome->reason;
+  }
+  EXPECT_FALSE(bgtask::slurm_outcome(job("SOMETHING_NEW")));
+}
+
+TEST(SlurmStateMapping, SplitsExitCodeIntoCodeAndSignal)
+{
+  const auto exited = bgtask::slurm_outcome(job("FAILED", "3:0"));
+  ASSERT_TRUE(exited);
+  EXPECT_EQ(exited->exit_code, 3);
+  EXPECT_FALSE(exited->signal);
+  EXPECT_EQ(exited->reason, "exited with status 3");
+
+  const auto killed = bgtask::slurm_outcome(job("FAILED", "0:9"));
+  ASSERT_TRUE(killed);
+  EXPECT_FALSE(killed->exit_code);
+  EXPECT_EQ(killed->signal, 9);
+  EXPECT_EQ(killed->reason, "killed by SIGKILL");
+
+  auto launch_failure = job("FAILED", "0:0");
+  launch_failure.reason = "JobLaunchFailure";
+  const auto unknown = bgtask::slurm_outcome(launch_failure);
+  ASSERT_TRUE(unknown);
+  EXPECT_FALSE(unknown->exit_code);
+  EXPECT_FALSE(unknown->signal);
+  EXPECT_EQ(unknown->reason, "Slurm state FAILED (JobLaunchFailure)");
+
+  const auto oom = bgtask::slurm_outcome(job("OUT_OF_MEMORY", "0:125"));
+  ASSERT_TRUE(oom);
+  EXPECT_EQ(oom->signal, 125);
+
+  const auto ok = bgtask::slurm_outcome(job("COMPLETED"));
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->exit_code, 0);
+}
+
+TEST(SlurmStateMapping, KnowsWhenAJobNeverRan)
+{
+  auto pending = job("CANCELLED");
+  pending.node_list = "(null)";
+  const auto never_ran = bgtask::slurm_outcome(pending);
+  ASSERT_TRUE(never_ran);
+  EXPECT_FALSE(never_ran->started_at);
+
+  const auto ran = bgtask::slurm_outcome(job("CANCELLED", "0:15"));
+  ASSERT_TRUE(ran);
+  EXPECT_TRUE(ran->started_at);
+  EXPECT_EQ(ran->signal, 15);
+  EXPECT_EQ(ran->node, "node1");
+}
+
+TEST(SlurmStateMapping, MapsTheCapturedControllerAnswers)
+{
+  const auto jobs = bgtask::parse_scontrol_jobs(read("scontrol_final.txt"));
+  EXPECT_EQ(outcome_of(jobs, "bgtask-ok").state, TaskState::succeeded);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-exit3").state, TaskState::failed);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-exit3").exit_code, 3);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-kill9").signal, 9);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-timeout").state, TaskState::timed_out);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-timeout").signal, 15);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-busy").state, TaskState::cancelled);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-pending").state, TaskState::cancelled);
+  EXPECT_FALSE(outcome_of(jobs, "bgtask-pending").started_at);
+
+  const auto earlier = bgtask::parse_scontrol_jobs(read("scontrol_mixed.txt"));
+  EXPECT_EQ(outcome_of(earlier, "bgtask-busy").state, TaskState::running);
+  EXPECT_EQ(outcome_of(earlier, "bgtask-pending").state, TaskState::queued);
+}
+
+TEST(SlurmStateMapping, AgreesBetweenControllerJobcompAndSacct)
+{
+  const auto controller = bgtask::parse_scontrol_jobs(read("scontrol_final.txt"));
+  const auto jobcomp = jobcomp_jobs();
+  const auto sacct = bgtask::parse_sacct_jobs(read("sacct_c.txt"));
+  for (const auto* name : {"bgtask-ok", "bgtask-exit3", "bgtask-kill9", "bgtask-timeout", "bgtask-busy",
+                           "bgtask-pending"}) {
+    EXPECT_EQ(outcome_of(controller, name).state, outcome_of(jobcomp, name).state) << name;
+    EXPECT_EQ(outcome_of(controller, name).state, outcome_of(sacct, name).state) << name;
+  }
+  // The log is right about exit codes of failures, and writes 0:0 for
+  // cancellations and time limits.
+  EXPECT_EQ(outcome_of(jobcomp, "bgtask-exit3").exit_code, 3);
+  EXPECT_EQ(outcome_of(jobcomp, "bgtask-kill9").signal, 9);
+  EXPECT_FALSE(outcome_of(jobcomp, "bgtask-timeout").signal);
+}
+
+TEST(SlurmTime, ParsesLocalTimesAndRejectsTheRest)
+{
+  const auto parsed = bgtask::parse_slurm_time("2026-11-29T19:25:13");
+  ASSERT_TRUE(parsed);
+  std::tm tm{};
+  tm.tm_year = 2026 - 1900;
+  tm.tm_mon = 10;
+  tm.tm_mday = 29;
+  tm.tm_hour = 19;
+  tm.tm_min = 25;
+  tm.tm_sec = 13;
+  tm.tm_isdst = -1;
+  EXPECT_EQ(std::chrono::system_clock::to_time_t(*parsed), std::mktime(&tm));
+  for (const auto* text : {"Unknown", "None", "N/A", "", "2026-11-29 19:25:13", "2026-11-29T19:25:13Z"}) {
+    EXPECT_FALSE(bgtask::parse_slurm_time(text)) << text;
+  }
+}
+
+TEST(SlurmExitCode, ParsesCodeColonSignal)
+{
+  EXPECT_EQ(bgtask::parse_slurm_exit_code("3:0"), std::pair(3, 0));
+  EXPECT_EQ(bgtask::parse_slurm_exit_code("0:15"), std::pair(0, 15));
+  for (const auto* text : {"", "3", "a:b", "3:", ":0", "-1:0"}) {
+    EXPECT_FALSE(bgtask::parse_slurm_exit_code(text)) << text;
+  }
+}
+
+TEST(ApplySlurmOutcome, MarksAQueuedTaskRunningOnce)
+{
+  TaskRecord record = queued_record();
+  const auto running = bgtask::slurm_outcome(job("RUNNING"));
+  ASSERT_TRUE(running);
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *running));
+  EXPECT_EQ(record.state, TaskState::running);
+  EXPECT_EQ(record.started_at, bgtask::parse_slurm_time("2026-11-29T19:25:13"));
+  ASSERT_FALSE(record.events.empty());
+  EXPECT_EQ(record.events.back().kind, "started");
+  EXPECT_EQ(record.events.back().message, "Slurm job 7 on node1");
+  EXPECT_FALSE(bgtask::apply_slurm_outcome(record, *running));
+}
+
+TEST(ApplySlurmOutcome, FinishesWithSlurmsTimes)
+{
+  TaskRecord record = queued_record();
+  const auto failed = bgtask::slurm_outcome(job("FAILED", "3:0"));
+  ASSERT_TRUE(failed);
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *failed));
+  EXPECT_EQ(record.state, TaskState::failed);
+  EXPECT_EQ(record.exit_code, 3);
+  EXPECT_EQ(record.error, "exited with status 3");
+  EXPECT_EQ(record.finished_at, bgtask::parse_slurm_time("2026-11-29T19:26:40"));
+  EXPECT_EQ(record.duration_s, 87.0);
+  EXPECT_EQ(record.events.back().kind, "finished");
+
+  const auto later = bgtask::slurm_outcome(job("COMPLETED"));
+  ASSERT_TRUE(later);
+  EXPECT_FALSE(bgtask::apply_slurm_outcome(record, *later)); // final stays final
+  EXPECT_EQ(record.state, TaskState::failed);
+}
+
+TEST(ApplySlurmOutcome, SaysWhyACancelledOrTimedOutTaskEnded)
+{
+  TaskRecord asked = queued_record();
+  asked.cancel_request = bgtask::CancelRequest{bgtask::now(), 5};
+  const auto cancelled = bgtask::slurm_outcome(job("CANCELLED"));
+  ASSERT_TRUE(cancelled);
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(asked, *cancelled));
+  EXPECT_EQ(asked.error, "cancelled on request");
+
+  TaskRecord not_asked = queued_record();
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(not_asked, *cancelled));
+  EXPECT_EQ(not_asked.error, "cancelled in Slurm");
+
+  TaskRecord limited = queued_record();
+  limited.timeout_s = 60;
+  const auto timed_out = bgtask::slurm_outcome(job("TIMEOUT", "0:15"));
+  ASSERT_TRUE(timed_out);
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(limited, *timed_out));
+  EXPECT_EQ(limited.state, TaskState::timed_out);
+  EXPECT_EQ(limited.signal, 15);
+  EXPECT_EQ(limited.error, "timed out after 1m00s (Slurm time limit)");
+}
+
+TEST(ApplySlurmOutcome, RecordsAVanishedJobAsLost)
+{
+  TaskRecord record = queued_record();
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, bgtask::vanished_job_outcome("gone")));
+  EXPECT_EQ(record.state, TaskState::lost);
+  EXPECT_EQ(record.error, "gone");
+  EXPECT_FALSE(record.exit_code);
+}

@@ -1,0 +1,121 @@
+#include <bgtask/client_process.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/slurm_submission.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+using bgtask::LaunchRequest;
+
+namespace {
+
+LaunchRequest request_for(std::vector<std::string> argv)
+{
+  LaunchRequest request;
+  request.record.id = "01hx2k3m4n5p";
+  request.record.command = argv;
+  request.record.cwd = "/";
+  request.argv = std::move(argv);
+  return request;
+}
+
+// Runs a batch script the way a job would (with /bin/sh), capturing stdout.
+bgtask::ClientResult run_script(const std::string& script)
+{
+  bgtask::ClientCall call;
+  call.argv = {"/bin/sh", "-s"};
+  call.input = script;
+  call.timeout = std::chrono::seconds(20);
+  return bgtask::run_client(call);
+}
+
+std::size_t position(const std::vector<std::string>& args, const std::string& arg)
+{
+  return static_cast<std::size_t>(std::find(args.begin(), args.end(), arg) - args.begin());
+}
+
+} // namespace
+
+TEST(SlurmBatchScript, RunsTheExactArgvWithTheTaskEnvironment)
+{
+  const std::vector<std::string> argv{"printf", "%s|", "it's", "two words", "$HOME", "`x`", "\\n", ""};
+  auto request = request_for(argv);
+  request.record.cwd = std::filesystem::temp_directory_path().string();
+  const auto script = bgtask::slurm_batch_script(request, "/tasks/dir", 022);
+  EXPECT_TRUE(script.starts_with("#!/bin/sh\n"));
+  const auto result = run_script(script);
+  ASSERT_EQ(result.end, bgtask::ClientEnd::exited);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "it's|two words|$HOME|`x`|\\n||");
+
+  const auto env = run_script(bgtask::slurm_batch_script(
+    request_for({"/bin/sh", "-c", "echo \"$BGTASK_ID $BGTASK_DIR $(pwd) $(umask)\""}), "/tasks/dir", 027));
+  EXPECT_EQ(env.out, "01hx2k3m4n5p /tasks/dir / 0027\n");
+}
+
+TEST(SlurmBatchScript, PassesTheCommandsExitStatusOn)
+{
+  EXPECT_EQ(run_script(bgtask::slurm_batch_script(request_for({"/bin/sh", "-c", "exit 3"}), "/d", 022)).exit_code, 3);
+  EXPECT_EQ(run_script(bgtask::slurm_batch_script(request_for({"no-such-command-bgtask"}), "/d", 022)).exit_code,
+            127);
+  auto missing_dir = request_for({"true"});
+  missing_dir.record.cwd = "/no/such/dir/bgtask";
+  EXPECT_EQ(run_script(bgtask::slurm_batch_script(missing_dir, "/d", 022)).exit_code, 127);
+}
+
+TEST(SlurmBatchScript, RefusesACommandNameStartingWithADash)
+{
+  EXPECT_THROW(bgtask::slurm_batch_script(request_for({"-x"}), "/d", 022), bgtask::Error);
+}
+
+TEST(SbatchArguments, PutsUserArgumentsBeforeWhatBgtaskDependsOn)
+{
+  auto request = request_for({"true"});
+  request.slurm.partition = "debug";
+  request.slurm.args = {"--mem=1G", "--job-name=mine"};
+  request.timeout = std::chrono::seconds(90);
+  const auto args = bgtask::sbatch_arguments(request, "/tasks/%dir/01hx2k3m4n5p.output");
+  EXPECT_EQ(args.front(), "sbatch");
+  EXPECT_LT(position(args, "--time=2"), args.size());
+  EXPECT_LT(position(args, "--partition=debug"), args.size());
+  EXPECT_LT(position(args, "--mem=1G"), position(args, "--job-name=bgtask-01hx2k3m4n5p"));
+  EXPECT_LT(position(args, "--job-name=mine"), position(args, "--job-name=bgtask-01hx2k3m4n5p"));
+  EXPECT_LT(position(args, "--parsable"), args.size());
+  EXPECT_LT(position(args, "--output=/tasks/%%dir/01hx2k3m4n5p.output"), args.size());
+  EXPECT_LT(position(args, "--error=/tasks/%%dir/01hx2k3m4n5p.output"), args.size());
+  EXPECT_LT(position(args, "--open-mode=append"), args.size());
+  EXPECT_LT(position(args, "--chdir=/"), args.size());
+
+  request.slurm.time_limit = "1-00:00:00";
+  const auto explicit_time = bgtask::sbatch_arguments(request, "/o");
+  EXPECT_LT(position(explicit_time, "--time=1-00:00:00"), explicit_time.size());
+  EXPECT_EQ(position(explicit_time, "--time=2"), explicit_time.size());
+}
+
+TEST(SbatchArguments, RefusesArgumentsThatTakeTheJobOutOfBgtasksHands)
+{
+  for (const auto* arg : {"--output=x", "-o", "-ox", "--out=x", "--error=x", "-e", "--open-mode=truncate",
+                          "--job-name=x", "-J", "--parsable", "--array=1-3", "-a", "--wait", "-W",
+                          "--wrap=true", "--clusters=c", "-M"}) {
+    EXPECT_THROW(bgtask::check_slurm_args({arg}), bgtask::Error) << arg;
+  }
+  EXPECT_NO_THROW(bgtask::check_slurm_args(
+    {"--mem=1G", "--cpus-per-task=2", "-c", "--exclusive", "--partition=x", "--qos=high", "-N1", "--gres=gpu:1"}));
+}
+
+TEST(SlurmFilePattern, EscapesPercentSigns)
+{
+  EXPECT_EQ(bgtask::slurm_file_pattern("/a/b.output"), "/a/b.output");
+  EXPECT_EQ(bgtask::slurm_file_pattern("/a%j/b"), "/a%%j/b");
+  EXPECT_EQ(bgtask::slurm_file_pattern("/a\\b%j"), "/a\\b%j");
+}
+
+TEST(SlurmTimeLimit, RoundsUpToWholeMinutes)
+{
+  EXPECT_EQ(bgtask::slurm_time_limit(std::chrono::milliseconds(1)), "1");
+  EXPECT_EQ(bgtask::slurm_time_limit(std::chrono::seconds(60)), "1");
+  EXPECT_EQ(bgtask::slurm_time_limit(std::chrono::seconds(61)), "2");
+  EXPECT_EQ(bgtask::slurm_time_limit(std::chrono::hours(2)), "120");
+}
