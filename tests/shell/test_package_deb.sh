@@ -8,6 +8,13 @@ for tool in cpack dpkg-deb; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
 [ -f "$BGTASK_BUILD_DIR/CPackConfig.cmake" ] || fail "no CPackConfig.cmake in $BGTASK_BUILD_DIR"
+# cpack first brings the build up to date; with stale binaries that would
+# rebuild them under the tests running next to this one.
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+oldest=$(ls -tr "$BGTASK" "$BGTASK_BUILD_DIR"/tests/bgtask_*_tests 2>/dev/null | head -1)
+stale=$(find "$ROOT/lib" "$ROOT/apps" "$ROOT/tests/unit" "$ROOT/tests/e2e" "$ROOT/cmake" "$ROOT/CMakeLists.txt" \
+  -type f -newer "$oldest" -print -quit)
+[ -z "$stale" ] || skip "the build is older than $stale; build it first"
 
 # The package and CPack's staging tree go to the work directory, not the build.
 (cd "$WORK" && cpack --config "$BGTASK_BUILD_DIR/CPackConfig.cmake" -G DEB -B "$WORK/package") \
@@ -35,7 +42,7 @@ root="$WORK/root"
 dpkg -x "$deb" "$root"
 [ "$("$root/usr/bin/bgtask" --version)" = "bgtask $version" ] || fail "the packaged binary does not run"
 BGTASK_DIR="$D" "$root/usr/bin/bgtask" list >/dev/null || fail "the packaged binary cannot list"
-zcat "$root/usr/share/man/man1/bgtask.1.gz" | cmp -s - "$(dirname "$0")/../../docs/bgtask.1" ||
+zcat "$root/usr/share/man/man1/bgtask.1.gz" | cmp -s - "$ROOT/docs/bgtask.1" ||
   fail "the packaged man page differs from docs/bgtask.1"
 bash -n "$root/usr/share/bash-completion/completions/bgtask" || fail "the packaged bash completion"
 echo ok
