@@ -24,6 +24,8 @@ constexpr std::array k_states{TaskState::queued,    TaskState::running,   TaskSt
 
 constexpr std::array<std::string_view, 3> k_list_formats{"table", "json", "jsonl"};
 
+constexpr std::array<std::string_view, 2> k_executors{"local", "slurm"};
+
 constexpr std::size_t k_max_description_chars = 60;
 
 // Commands whose ID arguments only make sense for unfinished tasks.
@@ -248,6 +250,17 @@ Completion complete_list_item(std::vector<CompletionCandidate> items, std::strin
   return words(std::move(candidates), prefix + std::string(typed));
 }
 
+template <std::size_t N>
+Completion fixed_values(const std::array<std::string_view, N>& values, std::string_view description,
+                        std::string_view typed, const std::string& prefix)
+{
+  std::vector<CompletionCandidate> candidates;
+  for (const auto value : values) {
+    candidates.push_back({prefix + std::string(value), std::string(description)});
+  }
+  return words(std::move(candidates), prefix + std::string(typed));
+}
+
 struct Context
 {
   std::optional<std::string> dir;
@@ -266,11 +279,10 @@ Completion complete_value(const Context& context, const CommandSpec& spec, const
     return complete_list_item(state_candidates(spec.name), typed, prefix);
   }
   if (name == "format" && spec.name == "list") {
-    std::vector<CompletionCandidate> formats;
-    for (const auto format : k_list_formats) {
-      formats.push_back({prefix + std::string(format), "output format"});
-    }
-    return words(std::move(formats), prefix + std::string(typed));
+    return fixed_values(k_list_formats, "output format", typed, prefix);
+  }
+  if (name == "executor") {
+    return fixed_values(k_executors, "executor", typed, prefix);
   }
   if (name == "name") {
     auto names = name_candidates(context.dir);

@@ -65,6 +65,12 @@ TEST(Completion, CompletesStatesAsACommaSeparatedList)
   EXPECT_FALSE(has(offered({"cleanup", "--state", ""}), "running"));
 }
 
+TEST(Completion, CompletesFixedValues)
+{
+  EXPECT_EQ(offered({"list", "--format", "js"}), (std::vector<std::string>{"json", "jsonl"}));
+  EXPECT_EQ(offered({"start", "--executor=l"}), (std::vector<std::string>{"--executor=local"}));
+}
+
 TEST(Completion, HandsPathsAndCommandsToTheShell)
 {
   const auto cwd = complete_command_line({"start", "--cwd=/us"}, k_no_dir);
