@@ -1,7 +1,7 @@
 // The terminal escaper on arbitrary bytes: its output must be valid UTF-8
 // with no control byte other than `\t` (and `\n` when kept), no DEL, no C1
 // code point and no bidi override. The JSON variant must leave no raw DEL
-// or C1 character either.
+// or C1 byte, and no C1 character or bidi override in valid UTF-8.
 
 #include <bgtask/terminal_escape.hpp>
 #include <bgtask/utf8.hpp>
@@ -62,6 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_escaped(text, bgtask::KeepNewlines::no);
 
   const std::string json = bgtask::escape_json_for_terminal(text);
+  if (bgtask::is_valid_utf8(text) && has_c1_or_bidi(json)) {
+    std::abort();
+  }
   for (std::size_t pos = 0; pos < json.size(); ++pos) {
     const auto byte = static_cast<unsigned char>(json[pos]);
     if (byte == 0x7f) {
