@@ -1,6 +1,8 @@
 #include "e2e/e2e_support.hpp"
 
+#include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
+#include <bgtask/task_lock.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -385,6 +387,15 @@ int E2eTest::wait_for(const std::string& id)
   const Result result = bg({"wait", id});
   EXPECT_FALSE(result.hung) << result;
   return result.exit_code;
+}
+
+bool E2eTest::wait_until_released(const std::string& id)
+{
+  const auto task_dir = bgtask::TaskDir::open(m_dir.string());
+  return eventually([&] {
+    auto lock = bgtask::TaskLock::open_existing(task_dir, id);
+    return lock && lock->try_take_ownership();
+  });
 }
 
 json::object E2eTest::record(const std::string& id)

@@ -132,6 +132,10 @@ protected:
   // `bgtask wait ID`; returns its exit code.
   int wait_for(const std::string& id);
 
+  // Waits until no process holds the task's ownership lock any more: its
+  // supervisor has exited, not just written the final record.
+  bool wait_until_released(const std::string& id);
+
   // The record of `id` as its file holds it.
   boost::json::object record(const std::string& id);
   std::string record_bytes(const std::string& id);

@@ -44,6 +44,14 @@ void plant_finished(const fs::path& dir, const std::string& id, std::chrono::hou
 class CleanupTest : public e2e::E2eTest
 {
 protected:
+  // Waits for the task to end and its supervisor to exit: cleanup leaves a
+  // task alone while its owner still holds it.
+  void finish(const std::string& id)
+  {
+    wait_for(id);
+    EXPECT_TRUE(wait_until_released(id)) << id;
+  }
+
   bool has_files(const std::string& id) const
   {
     return fs::exists(record_path(id)) || fs::exists(output_path(id)) || fs::exists(lock_path(id));
@@ -59,8 +67,8 @@ TEST_F(CleanupTest, SparesTasksThatFinishedRecentlyByDefault)
 {
   const std::string a = start({"--", "true"});
   const std::string b = start({"--", "false"});
-  wait_for(a);
-  wait_for(b);
+  finish(a);
+  finish(b);
   const Result result = bg({"cleanup"});
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(result.out, "");
@@ -74,8 +82,8 @@ TEST_F(CleanupTest, RemovesFinishedTasksButNeverARunningOne)
   const std::string ok = start({"-c", "echo hello"});
   const std::string bad = start({"-c", "echo oops; exit 1"});
   const std::string running = start({"--", "sleep", "60"});
-  wait_for(ok);
-  wait_for(bad);
+  finish(ok);
+  finish(bad);
   const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "0s"}));
   EXPECT_EQ(summary.at("matched"), json::value(2));
   EXPECT_EQ(summary.at("removed"), json::value(2));
@@ -94,7 +102,7 @@ TEST_F(CleanupTest, RemovesFinishedTasksButNeverARunningOne)
 TEST_F(CleanupTest, PrintsWhatItRemoved)
 {
   const std::string id = start({"--", "true"});
-  wait_for(id);
+  finish(id);
   const Result result = bg({"cleanup", "--older-than", "0s"});
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(result.out, "removed " + id + " succeeded\n");
@@ -105,9 +113,10 @@ TEST_F(CleanupTest, RemovesOnlyTheGivenStates)
   const std::string ok = start({"--", "true"});
   const std::string bad = start({"--", "false"});
   const std::string cancelled = start({"--", "sleep", "60"});
-  wait_for(ok);
-  wait_for(bad);
+  finish(ok);
+  finish(bad);
   EXPECT_EQ(bg({"cancel", cancelled}).exit_code, 0);
+  EXPECT_TRUE(wait_until_released(cancelled));
   const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "0s", "--state", "failed,cancelled"}));
   EXPECT_EQ(summary.at("removed"), json::value(2));
   EXPECT_TRUE(has_all_files(ok));
@@ -120,7 +129,7 @@ TEST_F(CleanupTest, KeepsTheNewestFinishedTasks)
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {
     ids.push_back(start({"--", "true"}));
-    wait_for(ids.back());
+    finish(ids.back());
   }
   const std::string running = start({"--", "sleep", "60"});
   const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "0s", "--keep", "1"}));
@@ -135,8 +144,8 @@ TEST_F(CleanupTest, RemovesNothingInADryRun)
 {
   const std::string a = start({"--", "true"});
   const std::string b = start({"--", "false"});
-  wait_for(a);
-  wait_for(b);
+  finish(a);
+  finish(b);
   const auto before = dir_entries();
   const Result text = bg({"cleanup", "--dry-run", "--older-than", "0s"});
   EXPECT_EQ(text.exit_code, 0) << text;
@@ -160,7 +169,7 @@ TEST_F(CleanupTest, PrintsAllSummaryKeys)
 TEST_F(CleanupTest, RefusesBadFilters)
 {
   const std::string id = start({"--", "true"});
-  wait_for(id);
+  finish(id);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"cleanup", "--older-than", "soon"}, {"cleanup", "--state", "bogus"},
         {"cleanup", "--keep", "-1"}, {"cleanup", "--keep", "x"}}) {

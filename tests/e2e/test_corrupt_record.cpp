@@ -46,6 +46,7 @@ TEST_F(CorruptRecord, IsListedExplainedAndNeverRemoved)
   ASSERT_TRUE(statuses.is_array()) << status_json;
   EXPECT_EQ(statuses.get_array().size(), 2u);
 
+  EXPECT_TRUE(wait_until_released(good));
   const Result cleanup = bg({"cleanup", "--older-than", "0s", "--json"});
   EXPECT_EQ(cleanup.exit_code, 0) << cleanup;
   EXPECT_TRUE(std::filesystem::exists(record_path(bad)));
