@@ -16,8 +16,10 @@ cd "$WORK"
 as_user=""
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
   as_user=nobody
-  user_dir=$(mktemp -d /tmp/bgtask-slurm-user.XXXXXX)
-  chmod 755 "$user_dir"
+  # Under $WORK, so that it goes with it; the user may only traverse $WORK.
+  chmod 711 "$WORK"
+  user_dir="$WORK/user"
+  mkdir -m 755 "$user_dir"
   cp "$BGTASK" "$user_dir/bgtask"
   mkdir -m 700 "$user_dir/tasks"
   chown nobody "$user_dir/tasks"
@@ -104,5 +106,4 @@ echo "-- the controller is back: the job is still there and can be cancelled"
 unset BGTASK_SLURM_TIMEOUT
 until_job "$(slurm_job "$survivor")" RUNNING 30
 [ "$(bg cancel "$survivor")" = "$survivor cancelled" ] || fail "cancel after the restart"
-[ -z "$as_user" ] || rm -rf "$user_dir"
 echo "PASS"
