@@ -9,10 +9,12 @@
 #include <bgtask/record_json.hpp>
 
 #include <bgtask/task_id.hpp>
+#include <bgtask/task_queue.hpp>
 #include <bgtask/utf8.hpp>
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -108,6 +110,11 @@ json::value events_to_json(const std::vector<TaskEvent>& events)
     a.emplace_back(std::move(o));
   }
   return v;
+}
+
+std::string_view waiting_for_name(WaitingFor waiting_for)
+{
+  return waiting_for == WaitingFor::after ? "after" : "slot";
 }
 
 json::value strings_to_json(const std::vector<std::string>& strings)
@@ -381,6 +388,28 @@ TaskRecord decode_object(const json::object& o)
       r.output.dropped_bytes = get_uint(*d, "output.dropped_bytes");
     }
   }
+  r.queue = opt_string(o, "queue");
+  if (r.queue && !is_queue_name(*r.queue)) {
+    bad("queue", "not a queue name");
+  }
+  if (const auto* v = find(o, "after")) {
+    r.after = get_strings(*v, "after");
+    if (!std::all_of(r.after.begin(), r.after.end(), [](const std::string& id) { return is_task_id(id); })) {
+      bad("after", "not a list of task IDs");
+    }
+  }
+  if (const auto* v = find(o, "waiting_for")) {
+    const auto name = get_string(*v, "waiting_for");
+    if (name == waiting_for_name(WaitingFor::after)) {
+      r.waiting_for = WaitingFor::after;
+    } else if (name == waiting_for_name(WaitingFor::slot)) {
+      r.waiting_for = WaitingFor::slot;
+    } else {
+      bad("waiting_for", "expected \"after\" or \"slot\"");
+    }
+  }
+  r.on_exit = opt_string(o, "on_exit");
+  r.fingerprint = opt_string(o, "fingerprint");
   return r;
 }
 
@@ -429,6 +458,11 @@ json::value record_to_json(const TaskRecord& r)
   out["truncated"] = r.output.truncated;
   out["dropped_bytes"] = r.output.dropped_bytes;
   o["output"] = std::move(out);
+  o["queue"] = optional_string(r.queue);
+  o["after"] = strings_to_json(r.after);
+  o["waiting_for"] = r.waiting_for ? json::value(waiting_for_name(*r.waiting_for)) : json::value(nullptr);
+  o["on_exit"] = optional_string(r.on_exit);
+  o["fingerprint"] = optional_string(r.fingerprint);
   return v;
 }
 

@@ -153,7 +153,7 @@ std::string command_text(const TaskRecord& record)
 std::string state_text(const TaskRecord& record)
 {
   std::string text(to_string(record.state));
-  if (record.state == TaskState::failed) {
+  if (record.state == TaskState::failed && (record.exit_code || record.signal)) {
     text += " (" + (record.signal ? "signal " + std::to_string(*record.signal)
                                    : "exit " + exit_text(record)) + ")";
   }
@@ -226,6 +226,19 @@ std::string status_text(const TaskRecord& r)
   const auto duration = elapsed(r);
   add_line(out, "Duration", duration.count() >= 0 ? format_duration(duration) : "-");
   add_line(out, "Timeout", r.timeout_s ? format_seconds(*r.timeout_s) : "none");
+  if (r.queue) {
+    add_line(out, "Queue", *r.queue + (r.waiting_for == WaitingFor::slot ? " (waiting for a slot)" : ""));
+  }
+  if (!r.after.empty()) {
+    std::string ids;
+    for (const auto& id : r.after) {
+      ids += (ids.empty() ? "" : " ") + id;
+    }
+    add_line(out, "After", ids + (r.waiting_for == WaitingFor::after ? " (waiting for them)" : ""));
+  }
+  if (r.on_exit) {
+    add_line(out, "On exit", *r.on_exit);
+  }
   if (r.owner) {
     add_line(out, "Owner", "pid " + std::to_string(r.owner->pid) + " on " + r.owner->host);
   }

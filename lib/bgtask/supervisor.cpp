@@ -9,12 +9,14 @@
 #include <bgtask/supervisor.hpp>
 
 #include <bgtask/error.hpp>
+#include <bgtask/exit_hook.hpp>
 #include <bgtask/output_capture.hpp>
 #include <bgtask/process_info.hpp>
 #include <bgtask/process_tree.hpp>
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
+#include <bgtask/task_gate.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -356,6 +358,12 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
     ::_exit(1);
   }
+  // --queue, --after: the queued record, then the wait for this task's turn
+  // (it reports to `start` itself); the slot is held while the command runs.
+  std::optional<DirLock> slot;
+  if (needs_gate(record)) {
+    slot = wait_for_turn(dir, plan.lock, record, signal_fd.get(), report);
+  }
   // With --max-output the command writes to a pipe that the supervisor
   // copies from; without, straight to ID.output (which then survives the
   // supervisor's death without SIGPIPE for the command).
@@ -390,18 +398,17 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
   }
   ::setpgid(child, child);
 
-  record.owner = OwnerIdentity{::getpid(), random_token(),
-                               read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
-                               current_boot_id(), current_host_name()};
+  if (!record.owner) {
+    record.owner = OwnerIdentity{::getpid(), random_token(),
+                                 read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
+                                 current_boot_id(), current_host_name()};
+  }
   record.child = ChildIdentity{child, child, read_process_stat(child).value_or(ProcessStat{}).start_time};
   record.state = TaskState::running;
   record.started_at = now();
   add_event(record, "started");
   try {
-    // Under the update lock like every other write, so a concurrent cleanup
-    // never takes the temp of this first record for an abandoned one.
-    UpdateLockGuard guard(plan.lock);
-    save_record(dir, record);
+    save_started_record(dir, plan.lock, record);
   } catch (const Error& e) {
     ::kill(child, SIGKILL);
     report(std::string("1\n") + e.what());
@@ -427,12 +434,15 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
                   },
                   8);
     report(std::to_string(code) + "\n" + reason);
+    slot.reset();
+    run_exit_hook(dir, plan.lock, record);
     ::_exit(0);
   }
   report("0\n");
 
   Supervision supervision(dir, plan, child, signal_fd.get(), capture ? &*capture : nullptr);
   const int status = supervision.run();
+  slot.reset(); // the queue's next task may start once this record is final
   struct stat st{};
   const std::uint64_t bytes = ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   update_record(dir, plan.lock, record,
@@ -448,6 +458,7 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
                   apply_outcome(r, status, supervision.stopping(), request);
                 },
                 12);
+  run_exit_hook(dir, plan.lock, record);
   ::_exit(0);
 }
 

@@ -19,6 +19,7 @@ void finish_record(TaskRecord& record, TaskState state, std::optional<std::strin
 {
   record.state = state;
   record.error = std::move(error);
+  record.waiting_for.reset();
   record.finished_at = now();
   if (record.started_at) {
     const auto elapsed = *record.finished_at - *record.started_at;

@@ -64,6 +64,9 @@ struct CancelRequest
   double grace_s = 5;
 };
 
+// What a queued task is waiting for (commands/start.cpp, task_gate.hpp).
+enum class WaitingFor { after, slot };
+
 // The batch job of a task run by the `slurm` executor (slurm_executor.hpp).
 struct SlurmJobRef
 {
@@ -101,6 +104,11 @@ struct TaskRecord
   std::optional<Progress> progress;
   std::vector<TaskEvent> events;
   OutputInfo output;
+  std::optional<std::string> queue;        // --queue: runs only in one of the queue's slots
+  std::vector<std::string> after;          // --after: tasks that must succeed first
+  std::optional<WaitingFor> waiting_for;   // set while queued
+  std::optional<std::string> on_exit;      // --on-exit: shell string run when the task ends
+  std::optional<std::string> fingerprint;  // keyed hash compared by --dedupe (task_fingerprint.hpp)
 };
 
 // Appends an event, dropping the oldest progress event (else the oldest
@@ -108,7 +116,7 @@ struct TaskRecord
 void add_event(TaskRecord& record, std::string kind, std::optional<std::string> message = {});
 
 // Sets the final state and the fields that go with it (finished_at,
-// duration_s, error) and appends a `finished` event.
+// duration_s, error; clears waiting_for) and appends a `finished` event.
 void finish_record(TaskRecord& record, TaskState state, std::optional<std::string> error);
 
 } // namespace bgtask

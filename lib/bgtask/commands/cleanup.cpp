@@ -1,7 +1,9 @@
 #include <bgtask/commands/commands.hpp>
 
+#include <bgtask/byte_size.hpp>
 #include <bgtask/command_line.hpp>
 #include <bgtask/console.hpp>
+#include <bgtask/dir_lock.hpp>
 #include <bgtask/error.hpp>
 #include <bgtask/reconcile.hpp>
 #include <bgtask/record_store.hpp>
@@ -25,9 +27,10 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "cleanup", "[--older-than DUR] [--state S[,S...]] [--keep N] [--dry-run] [--json]",
+  "cleanup", "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json]",
   "Deletes all files of finished tasks that match every filter (finished more than\n"
   "--older-than ago, default 7d; in one of --state; not among the --keep newest finished).\n"
+  "With --max-bytes, only the oldest of them, until finished tasks take at most SIZE.\n"
   "Never touches a running task or a corrupt record. Safe to run from cron alongside\n"
   "other invocations."};
 
@@ -95,6 +98,18 @@ std::uint64_t remove_file(const TaskDir& dir, const std::string& name)
   return S_ISREG(st->st_mode) ? static_cast<std::uint64_t>(st->st_size) : 0;
 }
 
+// The size of a task's record, output and lock files.
+std::uint64_t files_size(const TaskDir& dir, const std::string& id)
+{
+  std::uint64_t bytes = 0;
+  for (const auto& name : {status_file_name(id), output_file_name(id), lock_file_name(id)}) {
+    if (const auto st = stat_file(dir, name); st && S_ISREG(st->st_mode)) {
+      bytes += static_cast<std::uint64_t>(st->st_size);
+    }
+  }
+  return bytes;
+}
+
 // Removes a finished task's files (record first, lock last) while holding its lock.
 std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& id)
 {
@@ -147,13 +162,21 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
     ("older-than", po::value<std::string>(), "only tasks that finished more than DUR ago (default 7d)")
     ("state", po::value<std::string>(), "only tasks in these final states (comma-separated)")
     ("keep", po::value<std::string>(), "spare the N most recently finished tasks")
+    ("max-bytes", po::value<std::string>()->value_name("SIZE"),
+     "remove the oldest finished tasks until finished tasks' files take at most SIZE (e.g. 500M); "
+     "no default age filter then")
     ("dry-run", "show what would be removed, remove nothing")
     ("json", "print a JSON summary");
   const auto vm = parse_command_line(k_syntax, options, {}, args);
   if (!vm) {
     return 0;
   }
-  const auto older_than = parse_duration(optional_value<std::string>(*vm, "older-than").value_or("7d"));
+  std::optional<std::uint64_t> max_bytes;
+  if (auto text = optional_value<std::string>(*vm, "max-bytes")) {
+    max_bytes = parse_byte_size(*text);
+  }
+  const auto older_than =
+    parse_duration(optional_value<std::string>(*vm, "older-than").value_or(max_bytes ? "0" : "7d"));
   std::vector<std::string> states;
   if (auto text = optional_value<std::string>(*vm, "state")) {
     states = parse_state_list(*text, "");
@@ -190,11 +213,23 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
   std::sort(finished.begin(), finished.end(), [](const TaskRecord& a, const TaskRecord& b) {
     return a.finished_at.value_or(a.created_at) < b.finished_at.value_or(b.created_at);
   });
+  // With --max-bytes: the files of all finished tasks, shrinking as tasks go.
+  std::uint64_t finished_bytes = 0;
+  std::map<std::string, std::uint64_t> task_bytes;
+  if (max_bytes) {
+    for (const auto& record : finished) {
+      task_bytes[record.id] = files_size(dir, record.id);
+      finished_bytes += task_bytes[record.id];
+    }
+  }
   if (keep > 0) {
     finished.resize(finished.size() > keep ? finished.size() - keep : 0);
   }
   const auto cutoff = now() - older_than;
   for (const auto& record : finished) {
+    if (max_bytes && finished_bytes <= *max_bytes) {
+      break;
+    }
     const auto state = std::string(to_string(record.state));
     if (record.finished_at.value_or(record.created_at) > cutoff ||
         (!states.empty() && std::find(states.begin(), states.end(), state) == states.end())) {
@@ -202,12 +237,14 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
     }
     ++summary.matched;
     if (dry_run) {
+      finished_bytes -= std::min(finished_bytes, task_bytes[record.id]);
       if (!json) {
         std::cout << "would remove " << record.id << ' ' << state << '\n';
       }
       continue;
     }
     if (const auto bytes = remove_task(dir, record.id)) {
+      finished_bytes -= std::min(finished_bytes, task_bytes[record.id]);
       ++summary.removed;
       summary.bytes_freed += *bytes;
       if (!json) {
@@ -219,6 +256,7 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
     for (const auto& [id, task] : files) {
       remove_leftovers(dir, id, task);
     }
+    remove_abandoned_dir_temps(dir);
   }
   if (json) {
     boost::json::object o;

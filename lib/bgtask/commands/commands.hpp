@@ -11,6 +11,8 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
 int run_list(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_output(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_progress(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_queue(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_run(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_start(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_status(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_wait(const GlobalOptions& global, const std::vector<std::string>& args);

@@ -1,0 +1,163 @@
+#include <bgtask/commands/commands.hpp>
+
+#include <bgtask/command_line.hpp>
+#include <bgtask/console.hpp>
+#include <bgtask/error.hpp>
+#include <bgtask/reconcile.hpp>
+#include <bgtask/record_store.hpp>
+#include <bgtask/table.hpp>
+#include <bgtask/task_dir.hpp>
+#include <bgtask/task_queue.hpp>
+
+#include <boost/json.hpp>
+
+#include <iostream>
+#include <map>
+
+namespace bgtask {
+
+namespace {
+
+constexpr CommandSyntax k_syntax{
+  "queue", "[Q] [--slots N] [--json]",
+  "Shows queues: their slot count and their running and queued tasks (in the order they\n"
+  "will start). With Q and --slots N, sets how many of Q's tasks may run at once (0 pauses\n"
+  "the queue); tasks waiting in Q start at once if the new count allows."};
+
+struct QueueView
+{
+  QueueSettings settings;
+  std::vector<std::string> running;
+  std::vector<std::string> queued; // oldest first
+};
+
+// Every queue with a settings file or an unfinished task, or only `only`.
+std::map<std::string, QueueView> collect(const TaskDir& dir, const std::optional<std::string>& only)
+{
+  std::map<std::string, QueueView> queues;
+  if (only) {
+    queues[*only];
+  } else {
+    for (const auto& name : scan_queue_names(dir)) {
+      queues[name];
+    }
+  }
+  std::vector<TaskRecord> unfinished;
+  for (const auto& id : scan_task_ids(dir)) {
+    auto loaded = load_record(dir, id);
+    if (loaded.status == LoadStatus::ok && loaded.record.queue && !is_final(loaded.record.state) &&
+        (!only || loaded.record.queue == only)) {
+      unfinished.push_back(std::move(loaded.record));
+    }
+  }
+  reconcile_records(dir, unfinished);
+  for (const auto& record : unfinished) {
+    auto& view = queues[*record.queue];
+    if (record.state == TaskState::running) {
+      view.running.push_back(record.id);
+    } else if (record.state == TaskState::queued) {
+      view.queued.push_back(record.id);
+    }
+  }
+  for (auto& [name, view] : queues) {
+    view.settings = load_queue_settings(dir, name);
+  }
+  return queues;
+}
+
+boost::json::array ids_to_json(const std::vector<std::string>& ids)
+{
+  boost::json::array array;
+  for (const auto& id : ids) {
+    array.emplace_back(id);
+  }
+  return array;
+}
+
+std::string slots_text(const QueueSettings& settings)
+{
+  std::string text = std::to_string(settings.slots);
+  if (settings.status == QueueSettingsStatus::missing) {
+    text += " (default)";
+  } else if (settings.status == QueueSettingsStatus::corrupt) {
+    text += " (settings file unusable: " + settings.reason + ")";
+  }
+  return text;
+}
+
+} // namespace
+
+int run_queue(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("Options");
+  options.add_options()
+    ("slots", po::value<std::string>()->value_name("N"), "let N of the queue's tasks run at once")
+    ("json", "print a JSON array of queues");
+  po::options_description hidden;
+  hidden.add_options()("name", po::value<std::string>(), "queue name");
+  options.add(hidden);
+  po::positional_options_description positional;
+  positional.add("name", 1);
+  const auto vm = parse_command_line(k_syntax, options, positional, args);
+  if (!vm) {
+    return 0;
+  }
+  const auto name = optional_value<std::string>(*vm, "name");
+  if (name) {
+    check_queue_name(*name);
+  }
+  std::optional<std::size_t> slots;
+  if (auto text = optional_value<std::string>(*vm, "slots")) {
+    if (!name) {
+      throw_usage("bgtask queue: --slots needs a queue name");
+    }
+    slots = parse_count(*text, "--slots");
+    if (*slots > k_max_queue_slots) {
+      throw_usage("--slots must be at most " + std::to_string(k_max_queue_slots));
+    }
+  }
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  if (slots) {
+    save_queue_settings(dir, *name, *slots);
+  }
+  const auto queues = collect(dir, name);
+
+  if (vm->count("json") != 0) {
+    boost::json::array array;
+    for (const auto& [queue, view] : queues) {
+      boost::json::object o;
+      o["queue"] = queue;
+      o["slots"] = view.settings.slots;
+      o["slots_stored"] = view.settings.status == QueueSettingsStatus::ok;
+      o["settings_error"] = view.settings.status == QueueSettingsStatus::corrupt
+                              ? boost::json::value(view.settings.reason)
+                              : boost::json::value(nullptr);
+      o["running"] = ids_to_json(view.running);
+      o["queued"] = ids_to_json(view.queued);
+      array.emplace_back(std::move(o));
+    }
+    print_json(array);
+    return 0;
+  }
+  if (name) {
+    const auto& view = queues.at(*name);
+    std::cout << "queue    " << *name << '\n'
+              << "slots    " << for_stdout(slots_text(view.settings)) << '\n';
+    for (const auto& id : view.running) {
+      std::cout << "running  " << id << '\n';
+    }
+    for (const auto& id : view.queued) {
+      std::cout << "queued   " << id << '\n';
+    }
+    return 0;
+  }
+  std::vector<TableRow> rows;
+  for (const auto& [queue, view] : queues) {
+    rows.push_back({queue, std::to_string(view.settings.slots), std::to_string(view.running.size()),
+                    std::to_string(view.queued.size())});
+  }
+  std::cout << render_table({"QUEUE", "SLOTS", "RUNNING", "QUEUED"}, rows);
+  return 0;
+}
+
+} // namespace bgtask

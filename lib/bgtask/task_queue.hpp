@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bgtask {
+
+class TaskDir;
+
+// A queue is a name shared by tasks started with `--queue NAME`; at most
+// `slots` of them run at once, in order of creation. Its files in the task
+// directory:
+// - `queue-NAME.json`: the settings (`{"schema":1,"queue":NAME,"slots":N}`),
+//   replaced atomically; a queue without one has 1 slot;
+// - `queue-NAME.slot-K.lock` (K < slots): held (flock) by the supervisor of
+//   the task running in slot K, for the life of its command.
+
+inline constexpr std::size_t k_default_queue_slots = 1;
+inline constexpr std::size_t k_max_queue_slots = 1000;
+inline constexpr std::size_t k_max_queue_name_length = 64;
+
+// True for 1 to 64 characters of `A-Z a-z 0-9 _ -` that do not start with `-`.
+bool is_queue_name(std::string_view name);
+
+// Throws Error(usage) with the offending text escaped unless is_queue_name(name).
+void check_queue_name(std::string_view name);
+
+std::string queue_settings_file_name(std::string_view queue);
+std::string queue_slot_file_name(std::string_view queue, std::size_t slot);
+
+enum class QueueSettingsStatus { missing, ok, corrupt };
+
+struct QueueSettings
+{
+  QueueSettingsStatus status = QueueSettingsStatus::missing;
+  std::size_t slots = k_default_queue_slots; // the default unless status is ok
+  std::string reason;                       // why it is corrupt
+};
+
+// Reads a queue's settings file (regular, owned by this user, small,
+// schema 1, naming this queue, slots within 0..k_max_queue_slots).
+QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue);
+
+// Replaces the settings file atomically and durably, holding `start.lock`
+// (dir_lock.hpp; the caller must not hold it). Throws Error(failure).
+void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t slots);
+
+// The queues that have a settings file, sorted.
+std::vector<std::string> scan_queue_names(const TaskDir& dir);
+
+} // namespace bgtask

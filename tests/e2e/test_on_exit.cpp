@@ -1,0 +1,65 @@
+#include "e2e/e2e_support.hpp"
+
+#include <fstream>
+
+namespace json = boost::json;
+
+using e2e::Result;
+using OnExit = e2e::E2eTest;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string read_file(const std::filesystem::path& path)
+{
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The message of the task's `on_exit` event, or "" while there is none.
+std::string on_exit_message(const json::object& record)
+{
+  for (const auto& event : record.at("events").as_array()) {
+    if (event.at("kind") == json::value("on_exit")) {
+      return std::string(event.at("message").as_string());
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+TEST_F(OnExit, RunsOnceWithTheOutcomeInItsEnvironment)
+{
+  const auto hook_output = work() / "hook";
+  const std::string id = start({"--on-exit",
+                                "echo \"$BGTASK_ID $BGTASK_STATE $BGTASK_EXIT_CODE\" >> '" +
+                                  hook_output.string() + "'",
+                                "-c", "exit 4"});
+  EXPECT_EQ(wait_for(id), 4);
+  ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
+  EXPECT_EQ(on_exit_message(record(id)), "exit 0");
+  EXPECT_EQ(read_file(hook_output), id + " failed 4\n");
+}
+
+TEST_F(OnExit, AFailingHookIsRecordedAndLeavesTheStateAlone)
+{
+  const std::string id = start({"--on-exit", "echo broken webhook >&2; exit 7", "--", "true"});
+  EXPECT_EQ(wait_for(id), 0);
+  ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
+  EXPECT_EQ(on_exit_message(record(id)), "failed: exit 7: broken webhook");
+  EXPECT_EQ(state_of(id), "succeeded");
+  EXPECT_EQ(output_of(id), "");
+}
+
+TEST_F(OnExit, RunsForATaskThatNeverRan)
+{
+  const auto hook_output = work() / "hook";
+  const std::string failing = start({"-c", "exit 1"});
+  const std::string id = start({"--after", failing, "--on-exit",
+                                "echo \"$BGTASK_STATE $BGTASK_EXIT_CODE\" > '" + hook_output.string() + "'",
+                                "--", "true"});
+  EXPECT_EQ(wait_for(id), 1);
+  ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
+  EXPECT_EQ(read_file(hook_output), "failed 1\n");
+}
