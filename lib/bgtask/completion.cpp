@@ -5,6 +5,7 @@
 #include <bgtask/record_store.hpp>
 #include <bgtask/record_view.hpp>
 #include <bgtask/task_dir.hpp>
+#include <bgtask/task_queue.hpp>
 #include <bgtask/task_state.hpp>
 #include <bgtask/terminal_escape.hpp>
 
@@ -219,6 +220,29 @@ std::vector<CompletionCandidate> name_candidates(const std::optional<std::string
   return candidates;
 }
 
+// Queues with settings, and queues that unfinished tasks wait in or run in.
+std::vector<CompletionCandidate> queue_candidates(const std::optional<std::string>& dir_option)
+{
+  std::set<std::string> queues;
+  if (const auto dir = existing_task_dir(dir_option)) {
+    for (auto& queue : scan_queue_names(*dir)) {
+      queues.insert(std::move(queue));
+    }
+    for (const auto& id : scan_task_ids(*dir)) {
+      const auto loaded = load_record(*dir, id);
+      if (loaded.status == LoadStatus::ok && loaded.record.queue && !is_final(loaded.record.state) &&
+          is_queue_name(*loaded.record.queue)) {
+        queues.insert(*loaded.record.queue);
+      }
+    }
+  }
+  std::vector<CompletionCandidate> candidates;
+  for (const auto& queue : queues) {
+    candidates.push_back({queue, "queue"});
+  }
+  return candidates;
+}
+
 std::vector<CompletionCandidate> state_candidates(std::string_view command)
 {
   std::vector<CompletionCandidate> candidates;
@@ -283,6 +307,13 @@ Completion complete_value(const Context& context, const CommandSpec& spec, const
   }
   if (name == "executor") {
     return fixed_values(k_executors, "executor", typed, prefix);
+  }
+  if (name == "queue") {
+    auto queues = queue_candidates(context.dir);
+    for (auto& candidate : queues) {
+      candidate.word.insert(0, prefix);
+    }
+    return words(std::move(queues), prefix + std::string(typed));
   }
   if (name == "name") {
     auto names = name_candidates(context.dir);
@@ -353,6 +384,9 @@ Completion complete_arguments(const Context& context, const CommandSpec& spec,
   }
   if (positionals < spec.positional.max_total_count()) {
     const auto& name = spec.positional.name_for_position(static_cast<unsigned>(positionals));
+    if (spec.name == "queue") {
+      return words(queue_candidates(context.dir), typed);
+    }
     if (name == "id" || name == "ids") {
       const bool unfinished_only =
         std::find(k_unfinished_only.begin(), k_unfinished_only.end(), spec.name) != k_unfinished_only.end();

@@ -29,7 +29,7 @@ struct Completion
 // Completes a bgtask command line. `words` are the arguments after `bgtask`
 // up to the cursor; the last is the word being typed (empty after a space).
 // Options and positional arguments come from each command's own option
-// table; task IDs and names are read from the task directory the words
+// table; task IDs, names and queues are read from the task directory the words
 // select (or `dir`, else the default), which is never created or written.
 Completion complete_command_line(const std::vector<std::string>& words,
                                  const std::optional<std::string>& dir);

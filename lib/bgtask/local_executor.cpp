@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -77,23 +76,19 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   UniqueFd report_read(report_pipe[0]);
   UniqueFd report_write(report_pipe[1]);
 
-  const pid_t middle = ::fork();
-  if (middle < 0) {
+  // One fork: `start` exits right after the report, and the supervisor
+  // (which detaches itself with setsid) is then re-parented like any orphan.
+  const pid_t supervisor = ::fork();
+  if (supervisor < 0) {
     throw_system("cannot fork", errno);
   }
-  if (middle == 0) {
+  if (supervisor == 0) {
     report_read.close();
-    if (::fork() != 0) {
-      ::_exit(0); // the supervisor is re-parented and never a zombie of ours
-    }
     run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
                                        std::move(report_write), caller_umask()});
   }
   report_write.close();
   output.close();
-  int status = 0;
-  while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
-  }
   const std::string report = read_all(report_read.get());
   const auto newline = report.find('\n');
   if (newline == std::string::npos) {

@@ -500,8 +500,12 @@ std::optional<TaskRecord> decode_record(std::string_view text, std::string& erro
     error = "record larger than 1 MiB";
     return std::nullopt;
   }
+  // The parsed tree lives in a stack buffer (the heap only for big records):
+  // list decodes thousands of records.
+  unsigned char buffer[16384];
+  json::monotonic_resource resource(buffer, sizeof buffer);
   json::error_code ec;
-  const auto value = json::parse(text, ec);
+  const auto value = json::parse(text, ec, &resource);
   if (ec) {
     error = text.empty() ? "empty file" : "invalid JSON: " + ec.message();
     return std::nullopt;

@@ -34,7 +34,12 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
   LoadedRecord result;
   result.id = std::string(id);
   const auto name = status_file_name(id);
-  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  constexpr int k_flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  // O_NOATIME: reading a new record would otherwise dirty its inode (relatime).
+  UniqueFd fd(::openat(dir.fd(), name.c_str(), k_flags | O_NOATIME));
+  if (!fd && errno == EPERM) {
+    fd = UniqueFd(::openat(dir.fd(), name.c_str(), k_flags)); // not our file: fstat says so below
+  }
   if (!fd) {
     if (errno == ENOENT) {
       return result;

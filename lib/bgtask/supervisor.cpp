@@ -10,6 +10,7 @@
 
 #include <bgtask/error.hpp>
 #include <bgtask/exit_hook.hpp>
+#include <bgtask/memory_trim.hpp>
 #include <bgtask/output_capture.hpp>
 #include <bgtask/process_info.hpp>
 #include <bgtask/process_tree.hpp>
@@ -362,6 +363,7 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
   // (it reports to `start` itself); the slot is held while the command runs.
   std::optional<DirLock> slot;
   if (needs_gate(record)) {
+    release_unused_memory(); // the wait for a turn may be long
     slot = wait_for_turn(dir, plan.lock, record, signal_fd.get(), report);
   }
   // With --max-output the command writes to a pipe that the supervisor
@@ -439,6 +441,7 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     ::_exit(0);
   }
   report("0\n");
+  release_unused_memory(); // what the CLI left behind, now that `start` has its answer
 
   Supervision supervision(dir, plan, child, signal_fd.get(), capture ? &*capture : nullptr);
   const int status = supervision.run();

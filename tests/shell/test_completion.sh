@@ -68,6 +68,10 @@ contains "$running" $reply && contains "$finished" $reply || fail "bash: wait ID
 [ "$(complete_bash cancel "")" = "$running" ] || fail "bash: cancel offers only unfinished tasks"
 [ "$(complete_bash status "${finished:0:10}")" = "$finished" ] || fail "bash: ID prefix"
 [ "$(complete_bash list --name bu)" = "build" ] || fail "bash: --name value"
+bg queue nightly --slots 2 >/dev/null
+[ "$(complete_bash queue "")" = "nightly" ] || fail "bash: queue names for queue"
+[ "$(complete_bash start --queue ni)" = "nightly" ] || fail "bash: queue names for --queue"
+[ "$(complete_bash start --executor "")" = $'local\nslurm' ] || fail "bash: --executor values"
 mkdir "$WORK/subdir"
 [ "$(complete_bash start --cwd "$WORK/subd")" = "$WORK/subdir" ] || fail "bash: --cwd directory"
 [ "$(complete_bash --dir "$WORK/subd")" = "$WORK/subdir" ] || fail "bash: --dir directory"

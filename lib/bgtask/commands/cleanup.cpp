@@ -110,21 +110,25 @@ std::uint64_t files_size(const TaskDir& dir, const std::string& id)
   return bytes;
 }
 
-// Removes a finished task's files (record first, lock last) while holding its lock.
+// Removes a finished task's files (record first, lock last) while holding
+// its lock; nullopt if its owner still runs (an exit hook) or another
+// cleanup removed it first. The record was read final, and a final record
+// never turns unfinished, so it is not read again. The caller syncs the
+// directory once for all tasks.
 std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& id)
 {
   auto lock = TaskLock::open_existing(dir, id);
   if (lock && (!lock->try_take_ownership() || !lock->try_lock_updates())) {
     return std::nullopt;
   }
-  const auto loaded = load_record(dir, id);
-  if (loaded.status != LoadStatus::ok || !is_final(loaded.record.state)) {
+  const auto record_name = status_file_name(id);
+  const auto record = stat_file(dir, record_name);
+  if (!record || ::unlinkat(dir.fd(), record_name.c_str(), 0) != 0) {
     return std::nullopt;
   }
-  std::uint64_t bytes = remove_file(dir, status_file_name(id));
+  std::uint64_t bytes = S_ISREG(record->st_mode) ? static_cast<std::uint64_t>(record->st_size) : 0;
   bytes += remove_file(dir, output_file_name(id));
   bytes += remove_file(dir, lock_file_name(id));
-  dir.sync();
   return bytes;
 }
 
@@ -251,6 +255,9 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
         std::cout << "removed " << record.id << ' ' << state << '\n';
       }
     }
+  }
+  if (summary.removed > 0) {
+    dir.sync(); // once for all removals, not once per task
   }
   if (!dry_run) {
     for (const auto& [id, task] : files) {

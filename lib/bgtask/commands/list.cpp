@@ -13,7 +13,12 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <iostream>
+#include <iterator>
+#include <optional>
+#include <thread>
 
 namespace bgtask {
 
@@ -49,6 +54,13 @@ ListFormat parse_format(const po::variables_map& vm)
               "': expected table, json or jsonl");
 }
 
+// What list prints for one task: its table row, or its record as JSON text.
+struct Shown
+{
+  TableRow row;
+  std::string json;
+};
+
 struct Filter
 {
   std::vector<std::string> states;
@@ -64,6 +76,71 @@ struct Filter
     return !name || (entry.status == LoadStatus::ok && entry.record.name == *name);
   }
 };
+
+// An unfinished record, read at position `at` of the IDs.
+struct Unfinished
+{
+  std::size_t at;
+  TaskRecord record;
+};
+
+constexpr std::size_t k_max_readers = 4;
+constexpr std::size_t k_ids_per_reader = 2000; // below this, one thread reads all
+constexpr std::size_t k_ids_per_block = 256;   // what a reader takes at a time
+
+// Reads the records of `ids` on up to k_max_readers threads (list is bound
+// by opening and parsing thousands of files). Final and corrupt records are
+// shown at once, so a big directory is never held in memory whole:
+// `shown[i]` is set for each one the filter takes. Returns the unfinished
+// records in ID order; their slots in `shown` stay empty.
+template <typename Show>
+std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::string>& ids,
+                                     const Filter& filter, const Show& show,
+                                     std::vector<std::optional<Shown>>& shown)
+{
+  shown.assign(ids.size(), std::nullopt);
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t readers = std::clamp<std::size_t>(ids.size() / k_ids_per_reader, 1,
+                                                      std::min(cores, k_max_readers));
+  std::atomic<std::size_t> next{0};
+  std::vector<std::vector<Unfinished>> unfinished(readers);
+  std::vector<std::exception_ptr> errors(readers);
+  const auto read = [&](std::size_t reader) {
+    try {
+      for (std::size_t begin = 0; (begin = next.fetch_add(k_ids_per_block)) < ids.size();) {
+        for (std::size_t i = begin; i < std::min(begin + k_ids_per_block, ids.size()); ++i) {
+          auto entry = load_record(dir, ids[i]);
+          if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
+            unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
+          } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
+            shown[i] = show(entry);
+          }
+        }
+      }
+    } catch (...) {
+      errors[reader] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t reader = 1; reader < readers; ++reader) {
+    threads.emplace_back(read, reader);
+  }
+  read(0);
+  for (auto& thread : threads) {
+    thread.join();
+  }
+  for (const auto& error : errors) {
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  }
+  std::vector<Unfinished> all;
+  for (auto& part : unfinished) {
+    std::move(part.begin(), part.end(), std::back_inserter(all));
+  }
+  std::sort(all.begin(), all.end(), [](const Unfinished& a, const Unfinished& b) { return a.at < b.at; });
+  return all;
+}
 
 } // namespace
 
@@ -93,55 +170,65 @@ int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
     limit = parse_count(*text, "--limit");
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const Color color = stdout_color();
+  const auto show = [&](const LoadedRecord& entry) {
+    Shown shown;
+    const bool ok = entry.status == LoadStatus::ok;
+    if (format == ListFormat::table) {
+      shown.row = ok ? list_row(entry.record, columns, color)
+                     : corrupt_list_row(entry.id, entry.reason, columns, color);
+    } else {
+      shown.json = boost::json::serialize(ok ? record_to_json(entry.record)
+                                             : corrupt_record_to_json(entry.id, entry.reason));
+    }
+    return shown;
+  };
 
-  std::vector<LoadedRecord> loaded;
+  // Unfinished records are reconciled in one batch, so that Slurm's
+  // controller is asked once, not once per task.
+  std::vector<std::optional<Shown>> shown;
+  auto unfinished = read_records(dir, scan_task_ids(dir), filter, show, shown);
   std::vector<TaskRecord> records;
-  for (const auto& id : scan_task_ids(dir)) {
-    auto entry = load_record(dir, id);
-    if (entry.status == LoadStatus::missing) {
-      continue; // removed since the scan
-    }
-    if (entry.status == LoadStatus::ok) {
-      records.push_back(std::move(entry.record));
-    }
-    loaded.push_back(std::move(entry));
+  records.reserve(unfinished.size());
+  for (auto& u : unfinished) {
+    records.push_back(std::move(u.record));
   }
-  // One batch, so that Slurm's controller is asked once, not once per task.
   reconcile_records(dir, records);
-  std::vector<LoadedRecord> entries;
-  auto next = records.begin();
-  for (auto& entry : loaded) {
-    if (entry.status == LoadStatus::ok) {
-      entry.record = std::move(*next++);
-    }
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    LoadedRecord entry;
+    entry.id = records[i].id;
+    entry.status = LoadStatus::ok;
+    entry.record = std::move(records[i]);
     if (filter.accepts(entry)) {
-      entries.push_back(std::move(entry));
+      shown[unfinished[i].at] = show(entry);
     }
   }
-  if (limit && entries.size() > *limit) {
-    entries.erase(entries.begin(), entries.end() - static_cast<long>(*limit));
+  std::erase_if(shown, [](const std::optional<Shown>& s) { return !s; });
+  if (limit && shown.size() > *limit) {
+    shown.erase(shown.begin(), shown.end() - static_cast<long>(*limit));
   }
 
   if (format != ListFormat::table) {
-    boost::json::array array;
-    for (const auto& entry : entries) {
-      array.push_back(entry.status == LoadStatus::ok ? record_to_json(entry.record)
-                                                     : corrupt_record_to_json(entry.id, entry.reason));
-    }
+    const auto printable = [](const std::string& json) {
+      return stdout_is_terminal() ? escape_json_for_terminal(json) : json;
+    };
     if (format == ListFormat::json) {
-      print_json(array);
+      std::string array = "[";
+      for (const auto& s : shown) {
+        array += (array.size() > 1 ? "," : "") + printable(s->json);
+      }
+      std::cout << array << "]\n";
     } else {
-      for (const auto& value : array) {
-        print_json(value);
+      for (const auto& s : shown) {
+        std::cout << printable(s->json) << '\n';
       }
     }
     return 0;
   }
-  const Color color = stdout_color();
   std::vector<TableRow> rows;
-  for (const auto& entry : entries) {
-    rows.push_back(entry.status == LoadStatus::ok ? list_row(entry.record, columns, color)
-                                                  : corrupt_list_row(entry.id, entry.reason, columns, color));
+  rows.reserve(shown.size());
+  for (auto& s : shown) {
+    rows.push_back(std::move(s->row));
   }
   std::cout << render_table(list_header(columns), rows);
   return 0;
