@@ -15,7 +15,9 @@ struct GlobalOptions
 };
 
 // Runs one command with its own arguments (everything after its name);
-// returns the exit code.
+// returns the exit code. A handler parses its arguments with
+// parse_command_line before it does anything else: shell completion calls
+// it with `--help` to learn its options (describe_command).
 using CommandHandler = int (*)(const GlobalOptions& global, const std::vector<std::string>& args);
 
 struct Command
