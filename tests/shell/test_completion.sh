@@ -97,7 +97,8 @@ done
 zpty -d shell
 EOF
 # complete_zsh LINE...: each line as zsh completes it with one TAB.
-complete_zsh() { timeout 60 zsh -f "$WORK/complete.zsh" "$COMPLETIONS" "$@"; }
+# Generous: one TAB per command and option, each running bgtask, on a loaded machine.
+complete_zsh() { timeout 300 zsh -f "$WORK/complete.zsh" "$COMPLETIONS" "$@"; }
 lines=()
 expected=()
 for c in $commands; do
