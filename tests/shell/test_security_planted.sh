@@ -128,6 +128,21 @@ done
 run cleanup --older-than 0s
 expect_rc 0 "cleanup of tasks with hostile output files"
 
+# --- cleanup deletes task files only: near-miss names stay ---
+F=$(finished_task -- true)
+strangers=(notes.txt "$F.status.json.bak" "$F.output~" ".$F.notes.tmp" ".$F.status.json.0123456789ABCDEF.tmp"
+  "${F}x.lock" "$F.d")
+for name in "${strangers[@]}"; do
+  echo keep >"$D/$name"
+done
+touch -h -d '2 hours ago' "$D"/* "$D"/.[!.]*
+run cleanup --older-than 0s
+expect_rc 0 "cleanup next to files that are not task files"
+for name in "${strangers[@]}"; do
+  [ -f "$D/$name" ] || fail "cleanup deleted $name"
+done
+[ ! -e "$D/$F.status.json" ] || fail "cleanup did not remove the finished task $F"
+
 # --- Nothing outside the directory was read into output or changed ---
 after=$(sums "${targets[@]}")
 [ "$before" = "$after" ] || fail "a file outside the task directory changed"
