@@ -132,9 +132,17 @@ bool at_line_start(int fd, std::uint64_t offset)
   return ::pread(fd, &last, 1, static_cast<off_t>(offset - 1)) != 1 || last == '\n';
 }
 
+// `--dir DIR ` as a shell would need it typed, or "" without --dir.
 std::string dir_option(const GlobalOptions& global)
 {
-  return global.dir ? "--dir '" + *global.dir + "' " : "";
+  if (!global.dir) {
+    return "";
+  }
+  std::string quoted = "'";
+  for (const char c : *global.dir) {
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  return "--dir " + escape_for_terminal(quoted + "' ", KeepNewlines::no);
 }
 
 } // namespace
