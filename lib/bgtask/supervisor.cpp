@@ -23,6 +23,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
@@ -333,6 +334,11 @@ void apply_outcome(TaskRecord& record, int status, Stopping stopping, const Laun
 void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
 {
   ::setsid();
+  if (std::getenv("BGTASK_TEST_STOP_SUPERVISOR") != nullptr) {
+    // Test seam: stops here so a crash test can attach a tracer to the supervisor alone.
+    ::unsetenv("BGTASK_TEST_STOP_SUPERVISOR");
+    ::raise(SIGSTOP);
+  }
   redirect_stdio_to_null();
   close_other_descriptors({dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get()});
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
