@@ -49,7 +49,19 @@ std::optional<TaskLock> TaskLock::create_owned(const TaskDir& dir, std::string_v
     throw_system("cannot create " + dir.file_path(name), errno);
   }
   if (int err = set_lock(fd.get(), F_WRLCK, k_ownership_byte, Wait::no)) {
+    if (err == EAGAIN) {
+      return std::nullopt; // `cleanup` took it as an orphan before we locked it
+    }
     throw_system("cannot lock " + dir.file_path(name), err);
+  }
+  // `cleanup` may also have removed it before we locked it: then the name is
+  // gone or names another file, and this ID is not ours.
+  struct stat ours{};
+  struct stat named{};
+  if (::fstat(fd.get(), &ours) != 0 ||
+      ::fstatat(dir.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+      ours.st_dev != named.st_dev || ours.st_ino != named.st_ino) {
+    return std::nullopt;
   }
   return TaskLock(std::move(fd));
 }

@@ -22,7 +22,9 @@ class TaskLock
 {
 public:
   // Creates `ID.lock` (O_EXCL, 0600) and takes the ownership lock. Returns
-  // nullopt if the file already exists; throws Error(failure) otherwise.
+  // nullopt if the file already exists, or if `cleanup` claimed it as an
+  // orphan before the lock was taken (try another ID); throws Error(failure)
+  // otherwise.
   static std::optional<TaskLock> create_owned(const TaskDir& dir, std::string_view id);
 
   // Opens an existing `ID.lock` without taking anything; nullopt if missing

@@ -34,10 +34,6 @@ constexpr CommandSyntax k_syntax{
   "Never touches a running task or a corrupt record. Safe to run from cron alongside\n"
   "other invocations."};
 
-// Files without a record are only removed once this old, so a `start` that
-// has created its lock but not yet its record is never disturbed.
-constexpr std::chrono::seconds k_orphan_age{60};
-
 struct TaskFiles
 {
   bool status = false;
@@ -132,7 +128,10 @@ std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& 
   return bytes;
 }
 
-// Removes temps no writer holds, and files of tasks that never got a record.
+// Removes temps no writer holds, and files of tasks that never got a record
+// and have no owner: a `start` or supervisor that died before the first
+// record. The ownership lock decides; a `start` that loses its fresh lock to
+// this picks another ID (TaskLock::create_owned).
 void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles& files)
 {
   auto lock = TaskLock::open_existing(dir, id);
@@ -148,13 +147,12 @@ void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles
   if (lock && !lock->try_take_ownership()) {
     return;
   }
-  const auto st = stat_file(dir, files.lock ? lock_file_name(id) : output_file_name(id));
-  const auto age = std::chrono::system_clock::now() -
-                   std::chrono::system_clock::from_time_t(st ? st->st_mtime : 0);
-  if (st && age >= k_orphan_age) {
-    remove_file(dir, output_file_name(id));
-    remove_file(dir, lock_file_name(id));
+  if (stat_file(dir, status_file_name(id))) {
+    return; // the task got its record (and finished) since the scan
   }
+  remove_file(dir, output_file_name(id));
+  remove_file(dir, lock_file_name(id));
+  dir.sync();
 }
 
 } // namespace
