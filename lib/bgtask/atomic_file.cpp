@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -58,6 +59,11 @@ void replace_file_atomically(const TaskDir& dir, std::string_view name, std::str
   }
   if (int err = write_all(fd.get(), content)) {
     fail("write", err);
+  }
+  // A write that reported more than it stored must not reach the record.
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || static_cast<std::size_t>(st.st_size) != content.size()) {
+    fail("short write", EIO);
   }
   if (int err = fsync_retrying_eintr(fd.get())) {
     fail("fsync", err);
