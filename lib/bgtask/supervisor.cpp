@@ -419,6 +419,11 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     save_started_record(dir, plan.lock, record);
   } catch (const Error& e) {
     ::kill(child, SIGKILL);
+    if (load_record(dir, record.id).status == LoadStatus::missing) {
+      // No record names the task: leave nothing of it behind.
+      ::unlinkat(dir.fd(), output_file_name(record.id).c_str(), 0);
+      ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
+    }
     report(std::string("1\n") + e.what());
     ::_exit(1);
   }
