@@ -173,14 +173,24 @@ namespace {
 // signals the supervisor, verified by pidfd, start time and its lock.
 void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace)
 {
-  auto lock = TaskLock::open_existing(dir, record.id);
-  if (!lock || !record.owner) {
+  if (!record.owner) {
     return;
+  }
+  // Failing to reach the supervisor is an error, never a silent no-op.
+  auto lock = TaskLock::open_existing(dir, record.id);
+  if (!lock) {
+    throw_system("cannot cancel task " + record.id + ": cannot open its lock", errno);
   }
   {
     UpdateLockGuard guard(*lock);
     auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+    if (loaded.status != LoadStatus::ok) {
+      throw Error(ExitCode::failure, "cannot cancel task " + record.id + ": " +
+                                       (loaded.status == LoadStatus::missing
+                                          ? std::string("its record disappeared")
+                                          : "cannot read its record: " + loaded.reason));
+    }
+    if (is_final(loaded.record.state)) {
       return;
     }
     loaded.record.cancel_request = CancelRequest{now(), to_seconds(grace)};
