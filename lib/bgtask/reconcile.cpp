@@ -101,13 +101,16 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
   if (verdict == Verdict::keep || verdict == Verdict::foreign_host) {
     return record;
   }
+  // Held until the record is saved, so no other update slips in between and
+  // `cleanup` never takes the temp of this write for an abandoned one.
+  std::optional<UpdateLockGuard> guard;
   if (lock) {
     // After a reboot the executor did not test the lock; take it now so
     // racing reconcilers still rewrite the record once.
     if (verdict == Verdict::host_rebooted && !lock->try_take_ownership()) {
       return record;
     }
-    UpdateLockGuard guard(*lock);
+    guard.emplace(*lock);
     auto loaded = load_record(dir, record.id);
     if (loaded.status != LoadStatus::ok) {
       return record;
@@ -119,7 +122,12 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
     record = std::move(loaded.record);
   }
   apply_verdict(record, verdict);
-  save_record(dir, record);
+  try {
+    save_record(dir, record);
+  } catch (const Error&) {
+    // A full or read-only disk must not stop list, status or wait: report
+    // what is true now and leave the file to a later reconciliation.
+  }
   return record;
 }
 
