@@ -40,6 +40,15 @@ std::string read_all(int fd)
   }
 }
 
+// The recorded command's leader still runs: same pid and start time and, once
+// a supervisor ran it, still in that supervisor's session.
+bool leader_alive(const TaskRecord& record)
+{
+  const auto& child = *record.child;
+  return record.owner ? is_same_process(child.pid, child.start_time, record.owner->pid)
+                      : is_same_process(child.pid, child.start_time);
+}
+
 // The command is alive if its leader is the recorded process, or if the
 // leader is gone but processes of its group or carrying its BGTASK_ID remain.
 bool command_alive(const TaskRecord& record)
@@ -48,7 +57,7 @@ bool command_alive(const TaskRecord& record)
     return false;
   }
   const auto& child = *record.child;
-  if (is_same_process(child.pid, child.start_time)) {
+  if (leader_alive(record)) {
     return true;
   }
   const auto leader = read_process_stat(child.pgid);
@@ -120,7 +129,7 @@ Liveness LocalExecutor::judge(const TaskRecord& record, TaskLock* lock)
   if (lock != nullptr) {
     liveness.supervisor_alive = !lock->try_take_ownership();
   } else {
-    liveness.supervisor_alive = is_same_process(owner.pid, owner.start_time);
+    liveness.supervisor_alive = is_same_process(owner.pid, owner.start_time, owner.pid);
   }
   if (!liveness.supervisor_alive) {
     liveness.command_alive = command_alive(record);
@@ -136,7 +145,7 @@ void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)
       const auto leader = read_process_stat(record.child->pgid);
       // Signal the group only while it is provably the task's: its leader is
       // the recorded command, or the leader is gone and the group remains.
-      if ((leader && is_same_process(record.child->pgid, record.child->start_time)) ||
+      if ((leader && leader_alive(record)) ||
           (!leader && process_group_exists(record.child->pgid))) {
         pgid = record.child->pgid;
       }
@@ -198,7 +207,7 @@ void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds g
     save_record(dir, loaded.record);
   }
   const UniqueFd pidfd = open_pidfd(record.owner->pid);
-  if (pidfd && is_same_process(record.owner->pid, record.owner->start_time) &&
+  if (pidfd && is_same_process(record.owner->pid, record.owner->start_time, record.owner->pid) &&
       !lock->try_take_ownership()) {
     send_signal(pidfd, SIGTERM);
   }

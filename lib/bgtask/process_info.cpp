@@ -68,6 +68,8 @@ std::optional<ProcessStat> read_process_stat(int pid)
       stat.ppid = static_cast<int>(value);
     } else if (field == 5) {
       stat.pgid = static_cast<int>(value);
+    } else if (field == 6) {
+      stat.session = static_cast<int>(value);
     } else if (field == 22) {
       stat.start_time = value;
     }
@@ -80,6 +82,13 @@ bool is_same_process(int pid, std::uint64_t start_time)
 {
   const auto stat = read_process_stat(pid);
   return stat && stat->state != 'Z' && stat->state != 'X' && stat->start_time == start_time;
+}
+
+bool is_same_process(int pid, std::uint64_t start_time, int session)
+{
+  const auto stat = read_process_stat(pid);
+  return stat && stat->state != 'Z' && stat->state != 'X' && stat->start_time == start_time &&
+         stat->session == session;
 }
 
 std::string current_boot_id()

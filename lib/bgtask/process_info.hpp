@@ -14,6 +14,7 @@ struct ProcessStat
   char state = '?';
   int ppid = 0;
   int pgid = 0;
+  int session = 0;
   std::uint64_t start_time = 0; // clock ticks since boot
 };
 
@@ -23,6 +24,12 @@ std::optional<ProcessStat> read_process_stat(int pid);
 
 // True if `pid` is a live (not zombie) process that started at `start_time`.
 bool is_same_process(int pid, std::uint64_t start_time);
+
+// Also requires the process to be in session `session`. A pid reused within
+// the same clock tick has the same start time; the session tells a
+// supervisor (which leads its own) and its command (which, leading its own
+// process group, cannot leave the supervisor's) from such a stranger.
+bool is_same_process(int pid, std::uint64_t start_time, int session);
 
 // The kernel's boot id (/proc/sys/kernel/random/boot_id). Tests may point
 // BGTASK_TEST_BOOT_ID_FILE at another file to simulate a reboot.
