@@ -1,6 +1,8 @@
 #include <bgtask/reconcile.hpp>
 
+#include <bgtask/error.hpp>
 #include <bgtask/local_executor.hpp>
+#include <bgtask/outcome_reserve.hpp>
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_lock.hpp>
 
@@ -120,6 +122,15 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
       return loaded.record;
     }
     record = std::move(loaded.record);
+    if (verdict == Verdict::supervisor_died) {
+      // A supervisor that could not write the final record left it here.
+      if (auto note = read_outcome_note(*lock, record.id)) {
+        note->generation = record.generation;
+        record = std::move(*note);
+        add_event(record, "reconciled", "final record recovered from the supervisor's note");
+        verdict = Verdict::keep;
+      }
+    }
   }
   apply_verdict(record, verdict);
   try {

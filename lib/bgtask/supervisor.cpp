@@ -11,6 +11,7 @@
 #include <bgtask/error.hpp>
 #include <bgtask/exit_hook.hpp>
 #include <bgtask/memory_trim.hpp>
+#include <bgtask/outcome_reserve.hpp>
 #include <bgtask/output_capture.hpp>
 #include <bgtask/process_info.hpp>
 #include <bgtask/process_tree.hpp>
@@ -179,12 +180,16 @@ std::string signal_name(int sig)
   return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-// Re-reads the record under the update lock, applies `change` and saves it,
-// retrying with backoff so a briefly full disk does not lose the outcome.
+// Writes the final record: re-reads it under the update lock, applies
+// `change` and saves it. After a failure it gives the space reserved in the
+// lock file back (so a full disk has room for the retry) and retries with
+// backoff; if every attempt fails it leaves the final record as a note in
+// the lock file, where reconciliation finds it.
 template <typename Change>
 bool update_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback, Change change,
                    int attempts)
 {
+  std::string failure;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     try {
       UpdateLockGuard guard(lock);
@@ -193,11 +198,18 @@ bool update_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback, Cha
       change(record);
       save_record(dir, record);
       fallback = std::move(record);
+      drop_outcome_reserve(lock);
       return true;
-    } catch (const Error&) {
+    } catch (const Error& e) {
+      failure = e.what();
+      release_outcome_space(lock);
       std::this_thread::sleep_for(std::chrono::milliseconds(50 << std::min(attempt, 5)));
     }
   }
+  TaskRecord final_record = fallback;
+  change(final_record);
+  add_event(final_record, "record_write_failed", failure);
+  write_outcome_note(lock, final_record);
   return false;
 }
 
@@ -358,6 +370,16 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     write_fully(plan.report.get(), line);
     plan.report.close();
   };
+  // A task that starts has room for its final record; on a full disk it
+  // does not start.
+  if (const int err = reserve_outcome_space(plan.lock); err == ENOSPC || err == EDQUOT) {
+    if (load_record(dir, record.id).status == LoadStatus::missing) {
+      ::unlinkat(dir.fd(), output_file_name(record.id).c_str(), 0);
+      ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
+    }
+    report("1\nno room for the task's records in " + dir.path() + ": " + std::strerror(err));
+    ::_exit(1);
+  }
 
   int go_pipe[2];
   int error_pipe[2];
