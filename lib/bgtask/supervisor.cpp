@@ -262,7 +262,7 @@ public:
       m_capture->drain(); // what the command wrote before it exited
     }
     if (m_stopping != Stopping::no) {
-      signal_tree(SIGKILL);
+      kill_remaining_descendants();
     }
     return *status;
   }
@@ -308,6 +308,24 @@ private:
   }
 
   void signal_tree(int sig) { signal_processes(m_child, find_descendants(::getpid()), sig); }
+
+  // After the command's leader is reaped: KILLs descendants until none is
+  // left, since a process forking between one scan and its kill has a child
+  // that escapes that round (orphans come back to us, the subreaper). Not
+  // the group: with the leader reaped, its pid may already be another's.
+  void kill_remaining_descendants()
+  {
+    for (int round = 0; round < 500; ++round) {
+      const auto descendants = find_descendants(::getpid());
+      if (descendants.empty()) {
+        return;
+      }
+      signal_processes(0, descendants, SIGKILL);
+      while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
 
   const TaskDir& m_dir;
   SupervisorPlan& m_plan;
