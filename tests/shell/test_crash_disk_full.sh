@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Disk full: the task directory lives on a tiny tmpfs, on a small
+# loop-mounted ext4, and on an ext4 without free inodes. A task that fills
+# the disk with output must run to its own end (bgtask does not kill it),
+# its final record must still be written (exit status and all), `start` on a
+# full disk must fail cleanly and leave nothing behind, reading commands
+# keep working, and nothing is ever corrupt. Runs in a private mount
+# namespace so no mount outlives the test; unmounts in a trap anyway.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/crash_lib.sh"
+require_root
+require_tool unshare mount umount mkfs.ext4 jq dd
+if [ -z "${BGTASK_IN_MOUNT_NS:-}" ]; then
+  unshare --mount --propagation private true 2>/dev/null || skip "unshare --mount is not permitted here"
+  # Run again inside a private mount namespace; this outer shell only
+  # cleans up its work directory.
+  rc=0
+  BGTASK_IN_MOUNT_NS=1 timeout 500 unshare --mount --propagation private bash "$0" || rc=$?
+  exit "$rc"
+fi
+
+problems=0
+checked=0
+problem() {
+  echo "FAIL: $*" >&2
+  problems=$((problems + 1))
+}
+MOUNTS=()
+at_exit 'for m in "${MOUNTS[@]}"; do kill_dir_processes "$m"; umount -l "$m" 2>/dev/null; done'
+
+# A command that writes ~4 MiB, ignoring write errors, then exits 7.
+FILLER='line=$(printf "%01023d" 0); i=0; while [ $i -lt 4000 ]; do echo "$line" 2>/dev/null; i=$((i + 1)); done; exit 7'
+
+# fill_up DIR: takes every free block of DIR's file system.
+fill_up() { dd if=/dev/zero of="$1/ballast.fill" bs=4k 2>/dev/null || true; }
+
+# scenario NAME DIR: the checks on a mounted, empty task directory DIR.
+scenario() {
+  local name=$1 dir=$2 id rc out
+  bgd() { timeout 120 "$BGTASK" --dir "$dir" "$@"; }
+
+  # 1. A task fills the disk with its output.
+  id=$(bgd start -- sh -c "$FILLER") || { problem "$name: start on an empty disk failed"; return; }
+  rc=0
+  bgd wait "$id" >/dev/null || rc=$?
+  [ "$rc" -eq 7 ] || problem "$name: wait says $rc, the command exited 7 ($(jq -c '[.state, .error]' "$dir/$id.status.json"))"
+  out=$(jq -r '[.state, .exit_code, .signal // "none"] | @tsv' "$dir/$id.status.json" 2>/dev/null || echo unreadable)
+  [ "$out" = $'failed\t7\tnone' ] || problem "$name: final record says '$out', want failed 7 (not killed)"
+  [ "$(jq .output.bytes "$dir/$id.status.json")" -lt $((4000 * 1024)) ] || problem "$name: the disk did not fill up"
+  checked=$((checked + 1))
+
+  # 2. On the full disk: reading works, start fails cleanly.
+  fill_up "$dir"
+  bgd list >/dev/null || problem "$name: list fails on a full disk"
+  bgd status "$id" >/dev/null || problem "$name: status fails on a full disk"
+  bgd output "$id" >/dev/null || problem "$name: output fails on a full disk"
+  rc=0
+  out=$(bgd start -- true 2>&1) || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    echo "$out" >"$dir.printed"
+  elif ! grep -q '^bgtask: error: ' <<<"$out"; then
+    problem "$name: start on a full disk exited $rc without a message: $out"
+  fi
+  wait_until 30 dir_idle "$dir" || problem "$name: processes left on a full disk"
+  check_invariants "$dir" "$dir.printed" || problem "$name: invariants broken on a full disk"
+  rm -f "$dir/ballast.fill"
+  bgd cleanup --older-than 0s >/dev/null || problem "$name: cleanup failed"
+}
+
+# A running task whose disk fills up under it (here: no inode left for the
+# final record's temp file); the outcome must be written or explained.
+inode_scenario() {
+  local dir=$1 id rc n out
+  bgd() { timeout 120 "$BGTASK" --dir "$dir" "$@"; }
+  id=$(bgd start -- sh -c 'while [ ! -e "$BGTASK_DIR/go" ]; do sleep 0.05; done; exit 3') ||
+    { problem "inodes: start failed"; return; }
+  n=0
+  while touch "$dir/inode.$n" 2>/dev/null; do n=$((n + 1)); done
+  mv "$dir/inode.0" "$dir/go" # the last free inode is taken again below
+  touch "$dir/inode.0" 2>/dev/null || true
+  # No inode for the final record's temp file: the supervisor leaves the
+  # outcome in its lock file and the next reconciliation reports it.
+  rc=0
+  bgd wait --timeout 60s "$id" >/dev/null || rc=$?
+  [ "$rc" -eq 3 ] || problem "inodes: wait exited $rc, the command exited 3 ($(jq -c '[.state, .error]' "$dir/$id.status.json"))"
+  rc=0
+  out=$(bgd start -- true 2>&1) || rc=$?
+  [ "$rc" -ne 0 ] || problem "inodes: start succeeded with no free inode?"
+  grep -q '^bgtask: error: ' <<<"$out" || problem "inodes: start failed without a message: $out"
+  bgd list >/dev/null || problem "inodes: list fails without free inodes"
+  # With inodes free again the recovered record is written for good.
+  rm -f "$dir"/inode.* "$dir/go"
+  bgd list >/dev/null || problem "inodes: list failed"
+  out=$(jq -r '[.state, .exit_code] | @tsv' "$dir/$id.status.json")
+  [ "$out" = $'failed\t3' ] || problem "inodes: record says '$out' once inodes are free again, want failed 3"
+  check_invariants "$dir" || problem "inodes: invariants broken"
+  checked=$((checked + 1))
+}
+
+mkmount() {
+  local dir=$1
+  shift
+  mkdir -p "$dir"
+  mount "$@" "$dir" || return 1
+  chmod 700 "$dir"
+  MOUNTS+=("$dir")
+}
+
+if mkmount "$WORK/tmpfs" -t tmpfs -o size=256k,mode=0700 tmpfs; then
+  scenario tmpfs "$WORK/tmpfs"
+else
+  problem "cannot mount a tmpfs"
+fi
+
+truncate -s 2M "$WORK/ext4.img"
+mkfs.ext4 -q -F -m 0 "$WORK/ext4.img"
+if mkmount "$WORK/ext4" -o loop "$WORK/ext4.img"; then
+  rmdir "$WORK/ext4/lost+found"
+  scenario ext4 "$WORK/ext4"
+else
+  echo "no loop device: ext4 scenarios skipped" >&2
+fi
+
+truncate -s 8M "$WORK/inodes.img"
+mkfs.ext4 -q -F -m 0 -N 16 "$WORK/inodes.img"
+if mkmount "$WORK/inodes" -o loop "$WORK/inodes.img"; then
+  rmdir "$WORK/inodes/lost+found"
+  inode_scenario "$WORK/inodes"
+fi
+
+for m in "${MOUNTS[@]}"; do
+  kill_dir_processes "$m"
+  umount "$m" || problem "cannot unmount $m"
+done
+MOUNTS=()
+crash_summary "scenarios=$checked failures=$problems records_checked=$INV_RECORDS_CHECKED"
+[ "$problems" -eq 0 ] || fail "$problems problems on a full disk"
