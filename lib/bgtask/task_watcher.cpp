@@ -1,5 +1,6 @@
 #include <bgtask/task_watcher.hpp>
 
+#include <bgtask/fd_holder.hpp>
 #include <bgtask/process_info.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
@@ -79,7 +80,9 @@ TaskWatcher::TaskWatcher(const TaskDir& dir, WatchOutput watch_output)
   const std::string path = "/proc/self/fd/" + std::to_string(dir.fd());
   if (::inotify_add_watch(m_inotify.get(), path.c_str(), mask) < 0) {
     m_inotify.close();
+    return;
   }
+  hold_until_exit(m_inotify.get()); // closing the watch must not delay our exit
 }
 
 void TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
