@@ -14,9 +14,14 @@
 //   exit-time CMD...               runs CMD (stdout on /dev/null) and prints
 //                                  CLOCK_REALTIME in ns when it has exited,
 //                                  then its exit status
+//   write-probe DIR RUNS           times RUNS durable replacements of a
+//                                  1 KiB file the way bgtask writes records
+//                                  (temp, fsync, rename, fsync of DIR) and
+//                                  prints statistics (ms) as JSON
 //   stats                          reads numbers from stdin, prints
 //                                  statistics as JSON
 
+#include <bgtask/atomic_file.hpp>
 #include <bgtask/record_json.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
@@ -311,6 +316,25 @@ int exit_time(const std::vector<std::string>& args)
   return 0;
 }
 
+int write_probe(const std::vector<std::string>& args)
+{
+  if (args.size() != 2) {
+    die("usage: write-probe DIR RUNS");
+  }
+  const auto dir = bgtask::TaskDir::open(args[0]);
+  const auto runs = std::stoul(args[1]);
+  const std::string content(1024, 'x');
+  std::vector<double> times_ms;
+  for (std::size_t i = 0; i < runs; ++i) {
+    const auto begin = clock_ns(CLOCK_MONOTONIC);
+    bgtask::replace_file_atomically(dir, "probe", content);
+    times_ms.push_back(static_cast<double>(clock_ns(CLOCK_MONOTONIC) - begin) / 1e6);
+  }
+  ::unlinkat(dir.fd(), "probe", 0);
+  std::cout << stats_json(summarize(times_ms)) << '\n';
+  return 0;
+}
+
 int stats(const std::vector<std::string>&)
 {
   std::vector<double> values;
@@ -328,9 +352,9 @@ int main(int argc, char** argv)
 {
   const std::map<std::string, int (*)(const std::vector<std::string>&)> tools = {
     {"generate", generate}, {"latency", latency},   {"sleep-stamp", sleep_stamp},
-    {"exit-time", exit_time}, {"stats", stats}};
+    {"exit-time", exit_time}, {"write-probe", write_probe}, {"stats", stats}};
   if (argc < 2 || tools.count(argv[1]) == 0) {
-    die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|stats ARGS...");
+    die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|stats ARGS...");
   }
   try {
     return tools.at(argv[1])(std::vector<std::string>(argv + 2, argv + argc));
