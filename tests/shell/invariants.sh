@@ -191,12 +191,22 @@ kill_dir_processes() {
   done
 }
 
-# zombie_count: zombies on the host whose parent is a bgtask process (a
-# supervisor that failed to reap).
-zombie_count() {
-  ps -eo stat=,ppid= | awk '$1 ~ /^Z/ { print $2 }' | while read -r ppid; do
-    [ "$(cat "/proc/$ppid/comm" 2>/dev/null)" = bgtask ] && echo "$ppid"
-  done | grep -c . || true
+# zombies_of DIR: pids of zombies whose parent is a bgtask process of DIR,
+# sorted. A supervisor reaps its children on SIGCHLD, so these only last
+# an instant; one that lasts is a leak.
+zombies_of() {
+  ps -eo pid=,stat=,ppid= | awk '$2 ~ /^Z/ { print $1, $3 }' | while read -r pid ppid; do
+    tr '\0' ' ' <"/proc/$ppid/cmdline" 2>/dev/null | grep -qF -- "--dir $1 " && echo "$pid"
+  done | sort
+}
+
+# lasting_zombies DIR: the zombies of zombies_of DIR still there a second later.
+lasting_zombies() {
+  local first
+  first=$(zombies_of "$1")
+  [ -n "$first" ] || return 0
+  sleep 1
+  comm -12 <(echo "$first") <(zombies_of "$1")
 }
 
 # wait_until SECONDS CMD...: polls CMD every 20 ms; false on timeout.

@@ -13,7 +13,6 @@ PRINTED="$WORK/printed"
 PROBLEMS="$WORK/problems"
 : >"$PRINTED"
 : >"$PROBLEMS"
-zombies_before=$(zombie_count)
 
 # start_time PID: field 22 of /proc/PID/stat.
 start_time() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null; }
@@ -95,6 +94,10 @@ for i in $(seq "$ITERATIONS"); do
   elif [ "$rc" -ne 0 ] && [ "$rc" -ne 137 ] && ! grep -q '^bgtask: error: ' "$WORK/start.err"; then
     echo "start $i exited $rc without a message" >>"$PROBLEMS"
   fi
+  if [ $((i % 50)) -eq 0 ]; then
+    zombies=$(lasting_zombies "$D")
+    [ -z "$zombies" ] || echo "zombies not reaped by supervisors: $zombies" >>"$PROBLEMS"
+  fi
 done 2>"$WORK/loop.err" # the shell's notices of killed jobs
 rm -f "$WORK/running"
 wait "${loops[@]}"
@@ -102,8 +105,7 @@ wait "${loops[@]}"
 wait_until 60 dir_idle "$D" || echo "processes of $D still run a minute later" >>"$PROBLEMS"
 check_invariants "$D" "$PRINTED" || echo "invariants broken" >>"$PROBLEMS"
 records=$(find "$D" -name '*.status.json' | wc -l)
-zombies_after=$(zombie_count)
-[ "$zombies_after" -le "$zombies_before" ] || echo "zombies of bgtask processes: $zombies_after" >>"$PROBLEMS"
+
 lost_ids=$(while read -r id; do [ -e "$D/$id.status.json" ] || echo "$id"; done <"$PRINTED" | grep -c . || true)
 
 crash_summary "iterations=$ITERATIONS killed_cli=$killed_cli killed_supervisor=$killed_supervisor" \
