@@ -56,6 +56,9 @@ UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
     if (errno == ENOENT) {
       return fd;
     }
+    if (errno == ELOOP) {
+      throw Error(ExitCode::failure, "refusing " + dir.file_path(name) + ": it is a symbolic link");
+    }
     throw_system("cannot open " + dir.file_path(name), errno);
   }
   struct stat st{};
@@ -66,30 +69,58 @@ UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
   return fd;
 }
 
-std::string read_last_lines(int fd, std::size_t lines)
+std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes)
 {
   struct stat st{};
-  if (lines == 0 || ::fstat(fd, &st) != 0) {
-    return {};
+  if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
+    return 0;
   }
-  std::string tail;
-  off_t end = st.st_size;
-  while (end > 0) {
-    const auto size = static_cast<std::size_t>(std::min<off_t>(end, k_chunk));
-    std::string block(size, '\0');
-    if (::pread(fd, block.data(), size, end - static_cast<off_t>(size)) != static_cast<ssize_t>(size)) {
-      break;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (lines == 0) {
+    return size;
+  }
+  const std::uint64_t floor = size > max_bytes ? size - max_bytes : 0;
+  std::uint64_t end = size;
+  char last = 0;
+  if (::pread(fd, &last, 1, static_cast<off_t>(size - 1)) == 1 && last == '\n') {
+    end = size - 1; // the file's final newline ends the last line; it does not start another
+  }
+  std::string block(k_chunk, '\0');
+  std::size_t found = 0;
+  while (end > floor) {
+    const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(end - floor, k_chunk));
+    const std::uint64_t begin = end - count;
+    if (::pread(fd, block.data(), count, static_cast<off_t>(begin)) != static_cast<ssize_t>(count)) {
+      return end; // the file shrank: show what was searched
     }
-    end -= static_cast<off_t>(size);
-    tail.insert(0, block);
-    // The file's final newline ends the last line; it does not start another.
-    std::size_t pos = tail.size() - (tail.back() == '\n' ? 1 : 0);
-    for (std::size_t found = 0; pos > 0;) {
-      --pos;
-      if (tail[pos] == '\n' && ++found == lines) {
-        return tail.substr(pos + 1);
+    for (std::size_t i = count; i-- > 0;) {
+      if (block[i] == '\n' && ++found == lines) {
+        return begin + i + 1;
       }
     }
+    end = begin;
+  }
+  return floor;
+}
+
+std::string read_last_lines(int fd, std::size_t lines)
+{
+  std::string tail;
+  const std::uint64_t start = find_tail_start(fd, lines, k_max_tail_bytes);
+  std::string block(k_chunk, '\0');
+  for (std::uint64_t offset = start; tail.size() < k_max_tail_bytes;) {
+    const ssize_t n = ::pread(fd, block.data(), block.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    tail.append(block.data(), static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+  if (tail.size() > k_max_tail_bytes) {
+    tail.resize(k_max_tail_bytes); // the file grew meanwhile
   }
   return tail;
 }

@@ -15,8 +15,17 @@ class TaskDir;
 // Error(failure) if it is not a regular file owned by this user.
 UniqueFd open_output_file(const TaskDir& dir, std::string_view id);
 
-// The last `lines` lines of the open file (reading backwards from its end,
-// never the whole file); a final line without a newline counts as a line.
+// The offset at which the last `lines` lines of the open file start,
+// searching backwards from its end through at most `max_bytes` (the offset
+// is then `max_bytes` before the end); a final line without a newline counts
+// as a line. Reads in fixed-size blocks: constant memory, linear time.
+std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes = UINT64_MAX);
+
+// The most read_last_lines returns: a tail of very long lines (or one line
+// without end) is cut to its last k_max_tail_bytes.
+inline constexpr std::uint64_t k_max_tail_bytes = 1024 * 1024;
+
+// The last `lines` lines of the open file, at most k_max_tail_bytes of them.
 std::string read_last_lines(int fd, std::size_t lines);
 
 enum class Escape { yes, no };

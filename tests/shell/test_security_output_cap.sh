@@ -3,6 +3,7 @@
 # $BGTASK_MAX_OUTPUT bound what ID.output keeps; past the bound the command
 # keeps running to its end, its exit status is recorded, and the record says
 # how much was dropped. Malformed sizes are refused before anything is written.
+# Readers stay fast and bounded on huge output.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/security_lib.sh"
 
@@ -45,6 +46,17 @@ status=$?
 set -e
 [ "$status" -eq 124 ] || fail "a capped chatty task did not time out (exit $status)"
 [ "$(field "$ID" .output.truncated)" = true ] || fail "capped chatty task not marked truncated"
+
+# Readers stay bounded whatever a task printed: a 64 MiB line without end
+# is tailed quickly, with at most 1 MiB of it shown by `status`.
+ID=$(bg start -- sh -c 'head -c 64M /dev/zero | tr "\0" x')
+bg wait "$ID" >/dev/null
+run status "$ID"
+expect_rc 0 "status of a task with a 64 MiB line"
+[ "${#out}" -le $((1048576 + 2000)) ] || fail "status printed ${#out} bytes of a 64 MiB line"
+run output --tail 1 "$ID"
+expect_rc 0 "output --tail 1 of a 64 MiB line"
+[ "${#out}" -eq $((64 * 1048576)) ] || fail "output --tail 1 printed ${#out} bytes, not the whole last line"
 
 # Malformed sizes: exit 2, one line naming the option, nothing written.
 before=$(snapshot "$D")

@@ -63,10 +63,7 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
   OutputCopier copier(escape);
   std::uint64_t offset = 0;
   if (tail_text) {
-    struct stat st{};
-    ::fstat(fd.get(), &st);
-    const std::string lines = read_last_lines(fd.get(), parse_count(*tail_text, "--tail"));
-    offset = static_cast<std::uint64_t>(st.st_size) - lines.size();
+    offset = find_tail_start(fd.get(), parse_count(*tail_text, "--tail"));
   }
   offset = copier.copy_from(fd.get(), offset);
   if (!follow) {
