@@ -118,18 +118,21 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
       return record;
     }
     verdict = judge_record(loaded.record, liveness);
-    if (verdict == Verdict::keep) {
+    // A supervisor that could not write the final record left it here, once
+    // the command had ended (whatever descendants of it still run).
+    std::optional<TaskRecord> note;
+    if (verdict == Verdict::supervisor_died || verdict == Verdict::unsupervised) {
+      note = read_outcome_note(*lock, record.id);
+    }
+    if (verdict == Verdict::keep && !note) {
       return loaded.record;
     }
     record = std::move(loaded.record);
-    if (verdict == Verdict::supervisor_died) {
-      // A supervisor that could not write the final record left it here.
-      if (auto note = read_outcome_note(*lock, record.id)) {
-        note->generation = record.generation;
-        record = std::move(*note);
-        add_event(record, "reconciled", "final record recovered from the supervisor's note");
-        verdict = Verdict::keep;
-      }
+    if (note) {
+      note->generation = record.generation;
+      record = std::move(*note);
+      add_event(record, "reconciled", "final record recovered from the supervisor's note");
+      verdict = Verdict::keep;
     }
   }
   apply_verdict(record, verdict);
