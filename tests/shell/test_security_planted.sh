@@ -107,6 +107,21 @@ for kind in "${kinds[@]}"; do
   done
 done
 
+# --- Hostile lock of a running task: cancel answers instead of waiting forever ---
+for kind in link-secret link-dangling fifo dir; do
+  R=$(bg start --timeout 30s -- sleep 60)
+  mv "$D/$R.lock" "$WORK/lock.saved" # the supervisor keeps its lock on the moved file
+  plant "$D/$R.lock" "$kind"
+  run cancel --grace 1s "$R"
+  [ "$rc" -ne 137 ] || fail "cancel of a running task with a $kind lock hung"
+  [ "$rc" -eq 0 ] || expect_error "$R" "cancel of a running task with a $kind lock"
+  run status "$R"
+  [ "$rc" -ne 137 ] || fail "status of a running task with a $kind lock hung"
+  rm -rf "$D/$R.lock"
+  mv "$WORK/lock.saved" "$D/$R.lock"
+  bg cancel --grace 1s "$R" >/dev/null
+done
+
 # --- Hostile files of a running task: progress and the final write ---
 R=$(bg start --timeout 2s -- sleep 30)
 plant "$D/$R.status.json" link-secret
