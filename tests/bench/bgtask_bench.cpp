@@ -8,7 +8,8 @@
 //                                  runs the commands in turn (interleaved),
 //                                  with VAR=VALUE added to the environment,
 //                                  stdout and stderr on /dev/null, and prints
-//                                  wall-time statistics (ms) per NAME as JSON
+//                                  wall-time statistics (ms) per NAME as JSON,
+//                                  with the median CPU time (user + system)
 //   sleep-stamp SECONDS FILE       sleeps, then writes CLOCK_REALTIME in ns to
 //                                  FILE and exits at once
 //   exit-time CMD...               runs CMD (stdout on /dev/null) and prints
@@ -42,6 +43,7 @@
 #include <map>
 #include <spawn.h>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -217,15 +219,24 @@ pid_t spawn(const std::vector<std::string>& argv, QuietStderr quiet,
   return pid;
 }
 
-int wait_exit(pid_t pid)
+struct Exit
+{
+  int code = 0;
+  double cpu_ms = 0; // user + system time of the process and the children it waited for
+};
+
+Exit wait_exit(pid_t pid)
 {
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0) {
     if (errno != EINTR) {
-      die(std::string("waitpid: ") + std::strerror(errno));
+      die(std::string("wait4: ") + std::strerror(errno));
     }
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const auto ms = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
+  return Exit{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+              ms(usage.ru_utime) + ms(usage.ru_stime)};
 }
 
 struct Candidate
@@ -234,6 +245,7 @@ struct Candidate
   std::vector<std::string> env;
   std::vector<std::string> argv;
   std::vector<double> times_ms;
+  std::vector<double> cpu_ms;
   std::size_t failures = 0;
 };
 
@@ -253,7 +265,7 @@ int latency(const std::vector<std::string>& args)
       if (i >= args.size()) {
         die("latency: missing NAME after :::");
       }
-      candidates.push_back(Candidate{args[i], {}, {}, {}, 0});
+      candidates.push_back(Candidate{args[i], {}, {}, {}, {}, 0});
       continue;
     }
     auto& c = candidates.back();
@@ -267,22 +279,25 @@ int latency(const std::vector<std::string>& args)
         die("latency: no command for " + c.name);
       }
       const auto begin = clock_ns(CLOCK_MONOTONIC);
-      const int code = wait_exit(spawn(c.argv, QuietStderr::yes, c.env));
+      const Exit exit = wait_exit(spawn(c.argv, QuietStderr::yes, c.env));
       const auto end = clock_ns(CLOCK_MONOTONIC);
       if (round < warmup) {
         continue;
       }
-      if (code != 0) {
+      if (exit.code != 0) {
         ++c.failures;
       }
       c.times_ms.push_back(static_cast<double>(end - begin) / 1e6);
+      c.cpu_ms.push_back(exit.cpu_ms);
     }
   }
   std::cout << '{';
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
     std::string stats = stats_json(summarize(c.times_ms));
-    stats.insert(stats.size() - 1, ",\"failures\":" + std::to_string(c.failures));
+    char cpu[64];
+    std::snprintf(cpu, sizeof cpu, ",\"cpu_median\":%.3f", summarize(c.cpu_ms).median);
+    stats.insert(stats.size() - 1, ",\"failures\":" + std::to_string(c.failures) + cpu);
     std::cout << (i > 0 ? "," : "") << '"' << c.name << "\":" << stats;
   }
   std::cout << "}\n";
@@ -310,7 +325,7 @@ int exit_time(const std::vector<std::string>& args)
   if (args.empty()) {
     die("usage: exit-time CMD...");
   }
-  const int code = wait_exit(spawn(args, QuietStderr::no));
+  const int code = wait_exit(spawn(args, QuietStderr::no)).code;
   const auto at = clock_ns(CLOCK_REALTIME);
   std::cout << at << ' ' << code << '\n';
   return 0;
