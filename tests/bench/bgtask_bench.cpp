@@ -1,9 +1,11 @@
 // bgtask-bench: the measuring tools behind scripts/bench.
 //
-//   generate DIR COUNT [DAYS_AGO]  writes COUNT finished tasks (record, output
+//   generate DIR COUNT [DAYS_AGO [OUTPUT_BYTES]]
+//                                  writes COUNT finished tasks (record, output
 //                                  and lock file each) that finished DAYS_AGO
 //                                  days ago (default 8), with the library's
-//                                  own encoder; records are not fsync'd
+//                                  own encoder; records are not fsync'd;
+//                                  outputs hold OUTPUT_BYTES (default 120)
 //   latency RUNS WARMUP NAME [VAR=VALUE...] CMD... [::: NAME ...]...
 //                                  runs the commands in turn (interleaved),
 //                                  with VAR=VALUE added to the environment,
@@ -110,25 +112,26 @@ TaskRecord finished_record(const bgtask::TaskDir& dir, TimePoint created, std::s
   r.events = {{"started", *r.started_at, std::nullopt},
               {"finished", *r.finished_at, std::string(bgtask::to_string(r.state))}};
   r.output.path = dir.file_path(bgtask::output_file_name(r.id));
-  r.output.bytes = 120;
   return r;
 }
 
 int generate(const std::vector<std::string>& args)
 {
-  if (args.size() < 2 || args.size() > 3) {
-    die("usage: generate DIR COUNT [DAYS_AGO]");
+  if (args.size() < 2 || args.size() > 4) {
+    die("usage: generate DIR COUNT [DAYS_AGO [OUTPUT_BYTES]]");
   }
   const auto dir = bgtask::TaskDir::open(args[0]);
   const auto count = std::stoul(args[1]);
-  const auto days_ago = args.size() == 3 ? std::stoi(args[2]) : 8;
+  const auto days_ago = args.size() >= 3 ? std::stoi(args[2]) : 8;
+  const auto output_bytes = args.size() == 4 ? std::stoul(args[3]) : 120;
   // One task per 2 ms, the newest DAYS_AGO days ago; IDs are unique by time.
   const auto newest = std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now()) -
                       std::chrono::hours(24 * days_ago);
-  const std::string output(120, 'x');
+  const std::string output(output_bytes, 'x');
   for (std::size_t i = 0; i < count; ++i) {
     const TimePoint created = newest - std::chrono::milliseconds(2 * (count - i));
-    const TaskRecord record = finished_record(dir, created, i);
+    TaskRecord record = finished_record(dir, created, i);
+    record.output.bytes = output.size();
     write_file(dir.fd(), bgtask::status_file_name(record.id), bgtask::encode_record(record));
     write_file(dir.fd(), bgtask::output_file_name(record.id), output);
     write_file(dir.fd(), bgtask::lock_file_name(record.id), "");
