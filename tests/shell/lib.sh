@@ -8,6 +8,9 @@ TEST_NAME=$(basename "$0" .sh)
 WORK=$(mktemp -d "/tmp/bgtask-${TEST_NAME}.XXXXXX")
 D="$WORK/tasks"
 mkdir -m 700 "$D"
+# script(1) runs its command line through $SHELL; the tests quote that line
+# with printf %q, whose $'...' form only bash reads back.
+export SHELL="$BASH"
 
 cleanup_work() {
   local rc=$?
