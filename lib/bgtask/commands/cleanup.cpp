@@ -5,6 +5,7 @@
 #include <bgtask/console.hpp>
 #include <bgtask/dir_lock.hpp>
 #include <bgtask/error.hpp>
+#include <bgtask/parallel.hpp>
 #include <bgtask/reconcile.hpp>
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_dir.hpp>
@@ -19,6 +20,8 @@
 #include <fcntl.h>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <thread>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,6 +131,50 @@ std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& 
   return bytes;
 }
 
+constexpr std::size_t k_max_readers = 4;
+constexpr std::size_t k_removers = 16;          // unlinking mostly waits for the device
+constexpr std::size_t k_tasks_per_thread = 500; // below this, one thread does all
+constexpr std::size_t k_tasks_per_block = 64;
+
+std::size_t thread_count(std::size_t tasks, std::size_t most)
+{
+  return std::clamp<std::size_t>(tasks / k_tasks_per_thread, 1, most);
+}
+
+// The records of `ids` that parse, in ID order; corrupt records are left out
+// (list and status report them; cleanup never deletes them).
+std::vector<TaskRecord> read_records(const TaskDir& dir, const std::vector<std::string>& ids)
+{
+  std::vector<std::optional<TaskRecord>> loaded(ids.size());
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  for_each_index_in_parallel(ids.size(), thread_count(ids.size(), std::min(cores, k_max_readers)),
+                             k_tasks_per_block, [&](std::size_t, std::size_t i) {
+                               auto entry = load_record(dir, ids[i]);
+                               if (entry.status == LoadStatus::ok) {
+                                 loaded[i] = std::move(entry.record);
+                               }
+                             });
+  std::vector<TaskRecord> records;
+  records.reserve(ids.size());
+  for (auto& record : loaded) {
+    if (record) {
+      records.push_back(std::move(*record));
+    }
+  }
+  return records;
+}
+
+// remove_task for each of `tasks`, on several threads: the bytes freed for
+// each, or nullopt where it was not removed.
+std::vector<std::optional<std::uint64_t>> remove_tasks(const TaskDir& dir,
+                                                       const std::vector<const TaskRecord*>& tasks)
+{
+  std::vector<std::optional<std::uint64_t>> freed(tasks.size());
+  for_each_index_in_parallel(tasks.size(), thread_count(tasks.size(), k_removers), k_tasks_per_block,
+                             [&](std::size_t, std::size_t i) { freed[i] = remove_task(dir, tasks[i]->id); });
+  return freed;
+}
+
 // Removes temps no writer holds, and files of tasks that never got a record
 // and have no owner: a `start` or supervisor that died before the first
 // record. The ownership lock decides; a `start` that loses its fresh lock to
@@ -190,21 +237,17 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
   const auto files = scan_files(dir);
-  std::vector<TaskRecord> records;
-  std::vector<TaskRecord> finished;
-  Summary summary;
+  std::vector<std::string> ids;
   for (const auto& [id, task] : files) {
-    if (!task.status) {
-      continue;
+    if (task.status) {
+      ids.push_back(id);
     }
-    auto loaded = load_record(dir, id);
-    if (loaded.status != LoadStatus::ok) {
-      continue; // corrupt records are reported by list and status, never deleted
-    }
-    records.push_back(std::move(loaded.record));
   }
+  std::vector<TaskRecord> records = read_records(dir, ids);
   // One batch, so that Slurm's controller is asked once, not once per task.
   reconcile_records(dir, records);
+  Summary summary;
+  std::vector<TaskRecord> finished;
   for (auto& record : records) {
     if (!is_final(record.state)) {
       ++summary.skipped_running;
@@ -217,49 +260,57 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
   });
   // With --max-bytes: the files of all finished tasks, shrinking as tasks go.
   std::uint64_t finished_bytes = 0;
-  std::map<std::string, std::uint64_t> task_bytes;
+  std::vector<std::uint64_t> task_bytes(finished.size(), 0);
   if (max_bytes) {
-    for (const auto& record : finished) {
-      task_bytes[record.id] = files_size(dir, record.id);
-      finished_bytes += task_bytes[record.id];
+    for (std::size_t i = 0; i < finished.size(); ++i) {
+      task_bytes[i] = files_size(dir, finished[i].id);
+      finished_bytes += task_bytes[i];
     }
   }
   if (keep > 0) {
     finished.resize(finished.size() > keep ? finished.size() - keep : 0);
   }
   const auto cutoff = now() - older_than;
-  for (const auto& record : finished) {
+  std::vector<const TaskRecord*> chosen;
+  for (std::size_t i = 0; i < finished.size(); ++i) {
+    const auto& record = finished[i];
     if (max_bytes && finished_bytes <= *max_bytes) {
       break;
     }
-    const auto state = std::string(to_string(record.state));
     if (record.finished_at.value_or(record.created_at) > cutoff ||
-        (!states.empty() && std::find(states.begin(), states.end(), state) == states.end())) {
+        (!states.empty() &&
+         std::find(states.begin(), states.end(), std::string(to_string(record.state))) == states.end())) {
       continue;
     }
-    ++summary.matched;
-    if (dry_run) {
-      finished_bytes -= std::min(finished_bytes, task_bytes[record.id]);
+    chosen.push_back(&record);
+    finished_bytes -= std::min(finished_bytes, task_bytes[i]);
+  }
+  summary.matched = chosen.size();
+  if (dry_run) {
+    for (const auto* record : chosen) {
       if (!json) {
-        std::cout << "would remove " << record.id << ' ' << state << '\n';
+        std::cout << "would remove " << record->id << ' ' << to_string(record->state) << '\n';
       }
-      continue;
     }
-    if (const auto bytes = remove_task(dir, record.id)) {
-      finished_bytes -= std::min(finished_bytes, task_bytes[record.id]);
+  } else {
+    const auto freed = remove_tasks(dir, chosen);
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      if (!freed[i]) {
+        continue;
+      }
       ++summary.removed;
-      summary.bytes_freed += *bytes;
+      summary.bytes_freed += *freed[i];
       if (!json) {
-        std::cout << "removed " << record.id << ' ' << state << '\n';
+        std::cout << "removed " << chosen[i]->id << ' ' << to_string(chosen[i]->state) << '\n';
       }
     }
-  }
-  if (summary.removed > 0) {
-    dir.sync(); // once for all removals, not once per task
-  }
-  if (!dry_run) {
+    if (summary.removed > 0) {
+      dir.sync(); // once for all removals, not once per task
+    }
     for (const auto& [id, task] : files) {
-      remove_leftovers(dir, id, task);
+      if (!task.temps.empty() || (!task.status && (task.output || task.lock))) {
+        remove_leftovers(dir, id, task);
+      }
     }
     remove_abandoned_dir_temps(dir);
   }

@@ -3,6 +3,7 @@
 #include <bgtask/command_line.hpp>
 #include <bgtask/console.hpp>
 #include <bgtask/error.hpp>
+#include <bgtask/parallel.hpp>
 #include <bgtask/reconcile.hpp>
 #include <bgtask/record_json.hpp>
 #include <bgtask/record_store.hpp>
@@ -13,8 +14,6 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -102,38 +101,15 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::
   const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
   const std::size_t readers = std::clamp<std::size_t>(ids.size() / k_ids_per_reader, 1,
                                                       std::min(cores, k_max_readers));
-  std::atomic<std::size_t> next{0};
   std::vector<std::vector<Unfinished>> unfinished(readers);
-  std::vector<std::exception_ptr> errors(readers);
-  const auto read = [&](std::size_t reader) {
-    try {
-      for (std::size_t begin = 0; (begin = next.fetch_add(k_ids_per_block)) < ids.size();) {
-        for (std::size_t i = begin; i < std::min(begin + k_ids_per_block, ids.size()); ++i) {
-          auto entry = load_record(dir, ids[i]);
-          if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
-            unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
-          } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
-            shown[i] = show(entry);
-          }
-        }
-      }
-    } catch (...) {
-      errors[reader] = std::current_exception();
+  for_each_index_in_parallel(ids.size(), readers, k_ids_per_block, [&](std::size_t reader, std::size_t i) {
+    auto entry = load_record(dir, ids[i]);
+    if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
+      unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
+    } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
+      shown[i] = show(entry);
     }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t reader = 1; reader < readers; ++reader) {
-    threads.emplace_back(read, reader);
-  }
-  read(0);
-  for (auto& thread : threads) {
-    thread.join();
-  }
-  for (const auto& error : errors) {
-    if (error) {
-      std::rethrow_exception(error);
-    }
-  }
+  });
   std::vector<Unfinished> all;
   for (auto& part : unfinished) {
     std::move(part.begin(), part.end(), std::back_inserter(all));

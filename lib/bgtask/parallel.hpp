@@ -1,0 +1,16 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace bgtask {
+
+// Calls work(worker, index) once for every index in [0, count), on up to
+// `workers` threads; the calling thread is worker 0 and the others are
+// numbered 1..workers-1. Threads take `block` consecutive indices at a time.
+// Returns once every call has returned; rethrows the first exception a
+// worker threw (the other workers stop taking blocks).
+void for_each_index_in_parallel(std::size_t count, std::size_t workers, std::size_t block,
+                                const std::function<void(std::size_t worker, std::size_t index)>& work);
+
+} // namespace bgtask
