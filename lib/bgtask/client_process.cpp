@@ -1,6 +1,7 @@
 #include <bgtask/client_process.hpp>
 
 #include <bgtask/caller_umask.hpp>
+#include <bgtask/child_exec.hpp>
 #include <bgtask/unique_fd.hpp>
 
 #include <algorithm>
@@ -40,15 +41,6 @@ std::vector<std::string> child_environment(const std::vector<std::string>& addit
   return env;
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& strings)
-{
-  std::vector<char*> pointers;
-  for (auto& s : strings) {
-    pointers.push_back(s.data());
-  }
-  pointers.push_back(nullptr);
-  return pointers;
-}
 
 // In the forked child: wire up stdio, reset signals, exec. Reports an exec
 // failure's errno on `error_fd` (close-on-exec, so success closes it).
@@ -60,12 +52,7 @@ std::vector<char*> c_strings(std::vector<std::string>& strings)
   ::dup2(err, 2);
   ::close_range(3, static_cast<unsigned int>(error_fd) - 1, 0);
   ::close_range(static_cast<unsigned int>(error_fd) + 1, ~0U, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    ::signal(sig, SIG_DFL);
-  }
+  reset_child_signals(ProcessGroup::inherit);
   ::umask(umask_value);
   ::execvpe(argv[0], argv, envp);
   const int code = errno;
@@ -125,8 +112,8 @@ ClientResult run_client(const ClientCall& call)
   }
   std::vector<std::string> argv = call.argv;
   std::vector<std::string> env = child_environment(call.env_additions);
-  auto c_argv = c_strings(argv);
-  auto c_env = c_strings(env);
+  auto c_argv = to_c_strings(argv);
+  auto c_env = to_c_strings(env);
   const mode_t umask_value = caller_umask();
 
   const pid_t pid = ::fork();

@@ -154,4 +154,24 @@ std::vector<std::string> split_list(std::string_view text)
   return parts;
 }
 
+std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax, po::options_description options,
+                                                   IdCount count, const std::vector<std::string>& args)
+{
+  po::options_description hidden;
+  hidden.add_options()("id", po::value<std::vector<std::string>>(), count == IdCount::one ? "task ID" : "task IDs");
+  options.add(hidden);
+  po::positional_options_description positional;
+  positional.add("id", count == IdCount::one ? 1 : -1);
+  auto vm = parse_command_line(syntax, options, positional, args);
+  if (!vm) {
+    return std::nullopt;
+  }
+  auto ids = optional_value<std::vector<std::string>>(*vm, "id");
+  if (!ids) {
+    throw_usage("bgtask " + std::string(syntax.name) +
+                (count == IdCount::one ? ": give a task ID" : ": give at least one task ID"));
+  }
+  return IdCommandLine{std::move(*vm), std::move(*ids)};
+}
+
 } // namespace bgtask

@@ -31,6 +31,22 @@ std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
                                                     const po::positional_options_description& positional,
                                                     const std::vector<std::string>& args);
 
+// How many task IDs a command takes as its positional arguments.
+enum class IdCount { one, many };
+
+// A command's parsed options and the task IDs (or prefixes) it was given.
+struct IdCommandLine
+{
+  po::variables_map vm;
+  std::vector<std::string> ids;
+};
+
+// parse_command_line for a command whose positional arguments are task IDs:
+// exactly one, or one or more. Nullopt for --help; throws Error(usage)
+// `bgtask NAME: give ...` when no ID is given.
+std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax, po::options_description options,
+                                                   IdCount count, const std::vector<std::string>& args);
+
 // What a command accepts: its options as --help shows them (with --help,
 // without those that only receive positional arguments) and its positional
 // arguments.

@@ -1,5 +1,6 @@
 #include <bgtask/exit_hook.hpp>
 
+#include <bgtask/child_exec.hpp>
 #include <bgtask/error.hpp>
 #include <bgtask/exit_status.hpp>
 #include <bgtask/process_info.hpp>
@@ -51,13 +52,7 @@ std::vector<std::string> hook_environment(const TaskDir& dir, const TaskRecord& 
 // In the hook's process: never returns.
 [[noreturn]] void exec_hook(const TaskRecord& record, std::vector<std::string>& env, int output_fd)
 {
-  ::setpgid(0, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    ::signal(sig, SIG_DFL);
-  }
+  reset_child_signals(ProcessGroup::own);
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd >= 0) {
     ::dup2(null_fd, 0);
@@ -68,11 +63,7 @@ std::vector<std::string> hook_environment(const TaskDir& dir, const TaskRecord& 
   if (record.cwd.empty() || ::chdir(record.cwd.c_str()) != 0) {
     ::chdir("/");
   }
-  std::vector<char*> c_env;
-  for (auto& entry : env) {
-    c_env.push_back(entry.data());
-  }
-  c_env.push_back(nullptr);
+  const auto c_env = to_c_strings(env);
   std::string shell = "/bin/sh";
   std::string flag = "-c";
   std::string hook = *record.on_exit;

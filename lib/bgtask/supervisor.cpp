@@ -6,6 +6,7 @@
 // killed before "go" leaves a command that exits 127 without running
 // anything, and a record (if any) that reconciles to `lost`.
 
+#include <bgtask/child_exec.hpp>
 #include <bgtask/supervisor.hpp>
 
 #include <bgtask/error.hpp>
@@ -117,28 +118,12 @@ std::vector<std::string> build_environment(const LaunchRequest& request, const s
   return env;
 }
 
-std::vector<char*> to_c_strings(std::vector<std::string>& strings)
-{
-  std::vector<char*> pointers;
-  pointers.reserve(strings.size() + 1);
-  for (auto& s : strings) {
-    pointers.push_back(s.data());
-  }
-  pointers.push_back(nullptr);
-  return pointers;
-}
 
 // In the command's process: wait for "go", set up, exec. Never returns.
 [[noreturn]] void exec_command(const LaunchRequest& request, std::vector<std::string> env,
                                int go_fd, int error_fd, int output_fd, mode_t caller_umask)
 {
-  ::setpgid(0, 0);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    ::signal(sig, SIG_DFL);
-  }
+  reset_child_signals(ProcessGroup::own);
   char go = 0;
   while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
   }

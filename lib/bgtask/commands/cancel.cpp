@@ -47,29 +47,22 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
   options.add_options()
     ("grace", po::value<std::string>(), "time between TERM and KILL (default 5s)")
     ("json", "print a JSON array of the final records");
-  po::options_description hidden;
-  hidden.add_options()("id", po::value<std::vector<std::string>>(), "task IDs");
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add("id", -1);
-  const auto vm = parse_command_line(k_syntax, options, positional, args);
-  if (!vm) {
+  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
+  if (!parsed) {
     return 0;
   }
-  const auto prefixes = optional_value<std::vector<std::string>>(*vm, "id");
-  if (!prefixes) {
-    throw_usage("bgtask cancel: give at least one task ID");
-  }
+  const auto& vm = parsed->vm;
+  const auto& prefixes = parsed->ids;
   Milliseconds grace{5000};
-  if (auto text = optional_value<std::string>(*vm, "grace")) {
+  if (auto text = optional_value<std::string>(vm, "grace")) {
     grace = parse_duration(*text);
   }
   // Malformed IDs are refused before the directory is touched (or created).
-  for (const auto& prefix : *prefixes) {
+  for (const auto& prefix : prefixes) {
     check_task_id_prefix(prefix);
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const auto ids = resolve_task_ids(dir, *prefixes);
+  const auto ids = resolve_task_ids(dir, prefixes);
   const auto current = load_current_records(dir, ids);
   for (const auto& record : current) {
     refuse_if_elsewhere(record);
@@ -95,7 +88,7 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
     }
   }
 
-  if (vm->count("json") != 0) {
+  if (vm.count("json") != 0) {
     print_json(records_to_json(result.records));
     return 0;
   }

@@ -34,26 +34,19 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
     ("follow,f", "keep printing new output until the task ends")
     ("tail", po::value<std::string>(), "start with the last N lines only")
     ("raw", "pass bytes through unchanged, even to a terminal");
-  po::options_description hidden;
-  hidden.add_options()("id", po::value<std::string>(), "task ID");
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add("id", 1);
-  const auto vm = parse_command_line(k_syntax, options, positional, args);
-  if (!vm) {
+  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::one, args);
+  if (!parsed) {
     return 0;
   }
-  const auto prefix = optional_value<std::string>(*vm, "id");
-  if (!prefix) {
-    throw_usage("bgtask output: give a task ID");
-  }
-  const auto tail_text = optional_value<std::string>(*vm, "tail");
-  const bool follow = vm->count("follow") != 0;
-  const Escape escape = vm->count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
+  const auto& vm = parsed->vm;
+  const auto& prefix = parsed->ids.front();
+  const auto tail_text = optional_value<std::string>(vm, "tail");
+  const bool follow = vm.count("follow") != 0;
+  const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
   // A malformed ID is refused before the directory is touched (or created).
-  check_task_id_prefix(*prefix);
+  check_task_id_prefix(prefix);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const std::string id = resolve_task_id(dir, *prefix);
+  const std::string id = resolve_task_id(dir, prefix);
   TaskRecord record = load_current_record(dir, id);
 
   const UniqueFd fd = open_output_file(dir, id);

@@ -48,29 +48,22 @@ int run_status(const GlobalOptions& global, const std::vector<std::string>& args
   options.add_options()
     ("json", "print a JSON array of records")
     ("tail", po::value<std::string>(), "show the last N lines of output (default 10)");
-  po::options_description hidden;
-  hidden.add_options()("id", po::value<std::vector<std::string>>(), "task IDs");
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add("id", -1);
-  const auto vm = parse_command_line(k_syntax, options, positional, args);
-  if (!vm) {
+  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
+  if (!parsed) {
     return 0;
   }
-  const auto prefixes = optional_value<std::vector<std::string>>(*vm, "id");
-  if (!prefixes) {
-    throw_usage("bgtask status: give at least one task ID");
-  }
-  const auto tail_text = optional_value<std::string>(*vm, "tail");
+  const auto& vm = parsed->vm;
+  const auto& prefixes = parsed->ids;
+  const auto tail_text = optional_value<std::string>(vm, "tail");
   const std::size_t tail = tail_text ? parse_count(*tail_text, "--tail") : 10;
-  const bool json = vm->count("json") != 0;
+  const bool json = vm.count("json") != 0;
   // Malformed IDs are refused before the directory is touched (or created).
-  for (const auto& prefix : *prefixes) {
+  for (const auto& prefix : prefixes) {
     check_task_id_prefix(prefix);
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
-  const auto ids = resolve_task_ids(dir, *prefixes);
+  const auto ids = resolve_task_ids(dir, prefixes);
   int status = 0;
   boost::json::array array;
   std::vector<LoadedRecord> loaded_records;

@@ -32,33 +32,26 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
     ("timeout", po::value<std::string>(), "give up after DUR and exit 124")
     ("any", "return as soon as one of the tasks has finished")
     ("json", "print a JSON array of the records");
-  po::options_description hidden;
-  hidden.add_options()("id", po::value<std::vector<std::string>>(), "task IDs");
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add("id", -1);
-  const auto vm = parse_command_line(k_syntax, options, positional, args);
-  if (!vm) {
+  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
+  if (!parsed) {
     return 0;
   }
-  const auto prefixes = optional_value<std::vector<std::string>>(*vm, "id");
-  if (!prefixes) {
-    throw_usage("bgtask wait: give at least one task ID");
-  }
+  const auto& vm = parsed->vm;
+  const auto& prefixes = parsed->ids;
   std::optional<Milliseconds> limit;
-  if (auto text = optional_value<std::string>(*vm, "timeout")) {
+  if (auto text = optional_value<std::string>(vm, "timeout")) {
     limit = parse_duration(*text);
   }
-  const WaitMode mode = vm->count("any") != 0 ? WaitMode::any : WaitMode::all;
+  const WaitMode mode = vm.count("any") != 0 ? WaitMode::any : WaitMode::all;
   // Malformed IDs are refused before the directory is touched (or created).
-  for (const auto& prefix : *prefixes) {
+  for (const auto& prefix : prefixes) {
     check_task_id_prefix(prefix);
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const auto ids = resolve_task_ids(dir, *prefixes);
+  const auto ids = resolve_task_ids(dir, prefixes);
 
   const WaitResult result = wait_for_tasks(dir, ids, mode, limit);
-  if (vm->count("json") != 0) {
+  if (vm.count("json") != 0) {
     print_json(records_to_json(result.records));
   } else {
     for (const auto& record : result.records) {
