@@ -3,7 +3,11 @@
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_dir.hpp>
 
+#include <bgtask/task_id.hpp>
+
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
@@ -21,10 +25,10 @@ json::object summary_of(const Result& result)
   return value.is_object() ? value.get_object() : json::object();
 }
 
-// Saves a succeeded record with a chosen ID, created and finished the given
-// times ago, as an older `start` would have left it.
-void plant_finished(const fs::path& dir, const std::string& id, std::chrono::hours created_ago,
-                    std::chrono::hours finished_ago)
+// Saves a succeeded record with a chosen ID, created and finished at the
+// given times, as an older `start` would have left it.
+void plant_finished(const fs::path& dir, const std::string& id, bgtask::TimePoint created,
+                    bgtask::TimePoint finished)
 {
   const auto task_dir = bgtask::TaskDir::open(dir.string());
   bgtask::TaskRecord record;
@@ -33,10 +37,17 @@ void plant_finished(const fs::path& dir, const std::string& id, std::chrono::hou
   record.cwd = "/";
   record.state = bgtask::TaskState::succeeded;
   record.exit_code = 0;
-  record.created_at = bgtask::now() - created_ago;
+  record.created_at = created;
   record.started_at = record.created_at;
-  record.finished_at = bgtask::now() - finished_ago;
+  record.finished_at = finished;
   bgtask::save_record(task_dir, record);
+}
+
+// The same, created and finished the given times ago.
+void plant_finished(const fs::path& dir, const std::string& id, std::chrono::hours created_ago,
+                    std::chrono::hours finished_ago)
+{
+  plant_finished(dir, id, bgtask::now() - created_ago, bgtask::now() - finished_ago);
 }
 
 } // namespace
@@ -193,4 +204,34 @@ TEST_F(CleanupTest, JudgesAgeByFinishTime)
   EXPECT_EQ(summary.at("removed"), json::value(1));
   EXPECT_FALSE(has_files("0000000000a2"));
   EXPECT_TRUE(fs::exists(record_path("0000000000a3")));
+}
+
+// Thousands of tasks are read and removed on several threads: every chosen
+// task goes, whole, and is reported once, oldest first; the rest stay whole.
+TEST_F(CleanupTest, RemovesThousandsOfTasksAndReportsEachOnceInOrder)
+{
+  constexpr int k_tasks = 2600;
+  constexpr int k_kept = 100;
+  const auto oldest = bgtask::now() - std::chrono::hours(24 * 30);
+  std::vector<std::string> ids;
+  for (int i = 0; i < k_tasks; ++i) {
+    const auto created = oldest + std::chrono::seconds(10 * i);
+    ids.push_back(bgtask::make_task_id(created));
+    plant_finished(dir(), ids.back(), created, created + std::chrono::seconds(1));
+    std::ofstream(output_path(ids.back())) << "output of task " << i << '\n';
+  }
+  const Result result = bg({"cleanup", "--keep", std::to_string(k_kept)});
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::string expected;
+  for (int i = 0; i < k_tasks - k_kept; ++i) {
+    expected += "removed " + ids[i] + " succeeded\n";
+  }
+  EXPECT_EQ(result.out, expected);
+  for (int i = 0; i < k_tasks; ++i) {
+    if (i < k_tasks - k_kept) {
+      EXPECT_FALSE(has_files(ids[i])) << ids[i];
+    } else {
+      EXPECT_TRUE(fs::exists(record_path(ids[i])) && fs::exists(output_path(ids[i]))) << ids[i];
+    }
+  }
 }
