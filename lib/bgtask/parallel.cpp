@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -31,7 +32,11 @@ void for_each_index_in_parallel(std::size_t count, std::size_t workers, std::siz
   std::vector<std::jthread> threads;
   threads.reserve(workers - 1);
   for (std::size_t worker = 1; worker < workers; ++worker) {
-    threads.emplace_back(run, worker);
+    try {
+      threads.emplace_back(run, worker);
+    } catch (const std::system_error&) {
+      break; // no more threads to be had (RLIMIT_NPROC, memory): the others do the work
+    }
   }
   run(0);
   threads.clear(); // joins
