@@ -36,9 +36,9 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
   const auto name = status_file_name(id);
   constexpr int k_flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
   // O_NOATIME: reading a new record would otherwise dirty its inode (relatime).
-  UniqueFd fd(::openat(dir.fd(), name.c_str(), k_flags | O_NOATIME));
+  UniqueFd fd = open_at(dir.fd(), name.c_str(), k_flags | O_NOATIME);
   if (!fd && errno == EPERM) {
-    fd = UniqueFd(::openat(dir.fd(), name.c_str(), k_flags)); // not our file: fstat says so below
+    fd = open_at(dir.fd(), name.c_str(), k_flags); // not our file: fstat says so below
   }
   if (!fd) {
     if (errno == ENOENT) {

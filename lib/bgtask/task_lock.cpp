@@ -69,9 +69,24 @@ std::optional<TaskLock> TaskLock::create_owned(const TaskDir& dir, std::string_v
 std::optional<TaskLock> TaskLock::open_existing(const TaskDir& dir, std::string_view id)
 {
   const auto name = lock_file_name(id);
-  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  UniqueFd fd = open_at(dir.fd(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (!fd) {
+    switch (errno) {
+    case ENOENT: // missing
+    case ELOOP:  // a symbolic link
+    case EISDIR:
+    case ENXIO:
+    case ENODEV:
+    case EACCES: // not ours
+    case EPERM:
+      return std::nullopt;
+    default:
+      // Not knowing whether the owner lives must not pass for "no owner".
+      throw_system("cannot open " + dir.path() + "/" + name, errno);
+    }
+  }
   struct stat st{};
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return std::nullopt;
   }
   return TaskLock(std::move(fd));

@@ -27,8 +27,9 @@ public:
   // otherwise.
   static std::optional<TaskLock> create_owned(const TaskDir& dir, std::string_view id);
 
-  // Opens an existing `ID.lock` without taking anything; nullopt if missing
-  // or not a regular file.
+  // Opens an existing `ID.lock` without taking anything; nullopt if missing,
+  // not a regular file or not ours. Throws Error(failure) when it exists but
+  // cannot be opened (EIO, EMFILE, ...).
   static std::optional<TaskLock> open_existing(const TaskDir& dir, std::string_view id);
 
   // Tries to take the ownership lock without waiting. True if taken (the

@@ -1,6 +1,7 @@
 #include <bgtask/unique_fd.hpp>
 
 #include <cerrno>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -26,6 +27,14 @@ int UniqueFd::close()
   }
   const int rc = ::close(std::exchange(m_fd, -1));
   return rc == 0 || errno == EINTR ? 0 : errno;
+}
+
+UniqueFd open_at(int dir_fd, const char* name, int flags, mode_t mode)
+{
+  int fd = -1;
+  while ((fd = ::openat(dir_fd, name, flags, mode)) < 0 && errno == EINTR) {
+  }
+  return UniqueFd(fd);
 }
 
 } // namespace bgtask

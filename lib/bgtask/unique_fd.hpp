@@ -1,5 +1,6 @@
 #pragma once
 
+#include <sys/types.h>
 #include <utility>
 
 namespace bgtask {
@@ -30,5 +31,9 @@ public:
 private:
   int m_fd = -1;
 };
+
+// openat(2) that retries when interrupted: the new descriptor, or an invalid
+// one with errno set.
+UniqueFd open_at(int dir_fd, const char* name, int flags, mode_t mode = 0);
 
 } // namespace bgtask

@@ -177,6 +177,42 @@ echo "supervisor: $(wc -l <"$WORK/supervisor.faults") faults"
 while read -r spec; do cancel_trial "$spec"; done <"$WORK/cancel.faults"
 echo "cancel: $(wc -l <"$WORK/cancel.faults") faults"
 
+# lock_open_trial status|list ERRNO: a reading command on a running task whose
+# lock file cannot be opened once. Not knowing whether the supervisor lives
+# must never pass for "no supervisor": the task stays running, an interrupted
+# open is retried, other errors fail the command cleanly. (A failed open that
+# counted as a missing lock once let a racing `cancel` overwrite a final
+# record with `lost`; unit.TaskLockTest.ThrowsWhenAnExistingLockCannotBeOpened
+# holds that case.)
+lock_open_trial() {
+  local cmd=$1 err=$2 label="$1: open of the lock fails with $2" id k rc state
+  new_trial_dir
+  id=$(start_task "$TRIAL_DIR")
+  local args=("$cmd")
+  [ "$cmd" = list ] || args+=("$id")
+  strace -qq -o "$TRIAL_DIR.ref" -e trace=openat "$BGTASK" --dir "$TRIAL_DIR" "${args[@]}" >/dev/null 2>&1 || true
+  k=$(awk -v lock="$id.lock" '/^openat\(/ { n++; if (index($0, lock)) { print n; exit } }' "$TRIAL_DIR.ref")
+  if [ -z "$k" ]; then
+    trial_failed "$label" "$cmd never opened the lock"
+  else
+    rc=$(quietly timeout 60 strace -qq -o /dev/null -e trace=openat -e inject="openat:error=$err:when=$k" \
+      "$BGTASK" --dir "$TRIAL_DIR" "${args[@]}" "$TRIAL_DIR.out" "$TRIAL_DIR.err")
+    FAULTS=$((FAULTS + 1))
+    expect_clean_result "$label" "$rc" "$TRIAL_DIR.err"
+    [ "$err" != EINTR ] || [ "$rc" -eq 0 ] || trial_failed "$label" "the interrupted open was not retried (exit $rc)"
+    state=$(jq -r .state "$TRIAL_DIR/$id.status.json")
+    [ "$state" = running ] || trial_failed "$label" "the running task became $state"
+  fi
+  timeout 60 "$BGTASK" --dir "$TRIAL_DIR" cancel --grace 0 "$id" >/dev/null 2>&1 || true
+  finish_trial "$label"
+}
+for cmd in status list; do
+  for err in EINTR EIO EMFILE; do
+    lock_open_trial "$cmd" "$err"
+  done
+done
+echo "lock open: 6 faults"
+
 # Failing for good from the final record's first call on (each attempt takes
 # longer: the supervisor retries for about 13 s). CI: one such run.
 final_rename=$(awk '$1 == "renameat" { k = $2 } END { print k }' "$WORK/supervisor.calls")
