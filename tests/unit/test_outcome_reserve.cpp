@@ -3,6 +3,8 @@
 #include <bgtask/task_files.hpp>
 #include <bgtask/task_lock.hpp>
 
+#include "temp_root.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -38,22 +40,17 @@ class OutcomeReserve : public ::testing::Test
 protected:
   void SetUp() override
   {
-    char pattern[] = "/tmp/bgtask-reserve.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    m_root = pattern;
     m_dir.emplace(bgtask::TaskDir::open((m_root / "tasks").string()));
     m_lock = bgtask::TaskLock::create_owned(*m_dir, k_id);
     ASSERT_TRUE(m_lock.has_value());
   }
-
-  void TearDown() override { fs::remove_all(m_root); }
 
   std::uintmax_t lock_size() const
   {
     return fs::file_size(m_root / "tasks" / bgtask::lock_file_name(k_id));
   }
 
-  fs::path m_root;
+  TempRoot m_root{"reserve"};
   std::optional<bgtask::TaskDir> m_dir;
   std::optional<bgtask::TaskLock> m_lock;
 };

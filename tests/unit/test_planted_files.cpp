@@ -11,6 +11,8 @@
 #include <bgtask/task_files.hpp>
 #include <bgtask/task_lock.hpp>
 
+#include "temp_root.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -32,9 +34,6 @@ class PlantedFiles : public ::testing::Test
 protected:
   void SetUp() override
   {
-    char pattern[] = "/tmp/bgtask-planted.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    m_root = pattern;
     fs::create_directory(m_root / "tasks");
     fs::permissions(m_root / "tasks", fs::perms::owner_all, fs::perm_options::replace);
     fs::create_directory(m_root / "outside");
@@ -45,7 +44,6 @@ protected:
   void TearDown() override
   {
     m_dir.reset();
-    fs::remove_all(m_root);
   }
 
   fs::path task_file(const std::string& name) const { return m_root / "tasks" / name; }
@@ -69,7 +67,7 @@ protected:
     return r;
   }
 
-  fs::path m_root;
+  TempRoot m_root{"planted"};
   std::optional<TaskDir> m_dir;
 };
 

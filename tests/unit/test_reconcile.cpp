@@ -5,6 +5,8 @@
 #include <bgtask/task_files.hpp>
 #include <bgtask/task_lock.hpp>
 
+#include "temp_root.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -127,16 +129,12 @@ class ReconcileRecord : public ::testing::Test
 protected:
   void SetUp() override
   {
-    char pattern[] = "/tmp/bgtask-reconcile.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    m_root = pattern;
-    m_dir.emplace(bgtask::TaskDir::open(m_root + "/tasks"));
+    m_dir.emplace(bgtask::TaskDir::open((m_root / "tasks").string()));
   }
 
   void TearDown() override
   {
     m_dir.reset();
-    std::filesystem::remove_all(m_root);
   }
 
   // A running record owned by a process of this boot and host that has
@@ -163,7 +161,7 @@ protected:
     return loaded.record;
   }
 
-  std::string m_root;
+  TempRoot m_root{"reconcile"};
   std::optional<bgtask::TaskDir> m_dir;
 };
 
@@ -267,7 +265,7 @@ TEST_F(ReconcileRecord, RecognisesThisHostWhenItsNameIsNotValidUtf8)
 
 TEST_F(ReconcileRecord, RecognisesThisBootWhenItsIdIsNotValidUtf8)
 {
-  const std::string boot_file = m_root + "/boot_id";
+  const std::string boot_file = (m_root / "boot_id").string();
   std::ofstream(boot_file) << "\xff\xfe-boot\n";
   ::setenv("BGTASK_TEST_BOOT_ID_FILE", boot_file.c_str(), 1);
   const TaskRecord record = orphaned_record();

@@ -4,6 +4,8 @@
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_files.hpp>
 
+#include "temp_root.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -52,9 +54,6 @@ class RecordStore : public ::testing::Test
 protected:
   void SetUp() override
   {
-    char pattern[] = "/tmp/bgtask-store.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    m_root = pattern;
     m_path = m_root / "tasks";
     m_dir.emplace(bgtask::TaskDir::open(m_path.string()));
   }
@@ -62,7 +61,6 @@ protected:
   void TearDown() override
   {
     m_dir.reset();
-    fs::remove_all(m_root);
   }
 
   const bgtask::TaskDir& dir() const { return *m_dir; }
@@ -96,7 +94,7 @@ protected:
     return {};
   }
 
-  fs::path m_root;
+  TempRoot m_root{"store"};
   fs::path m_path;
   std::optional<bgtask::TaskDir> m_dir;
 };

@@ -1,6 +1,8 @@
 #include <bgtask/error.hpp>
 #include <bgtask/task_dir.hpp>
 
+#include "temp_root.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -69,12 +71,7 @@ class TaskDirTest : public ::testing::Test
 protected:
   void SetUp() override
   {
-    char pattern[] = "/tmp/bgtask-dir.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    m_root = pattern;
   }
-
-  void TearDown() override { fs::remove_all(m_root); }
 
   // The message of the usage error TaskDir::open throws for `path`.
   std::string refusal(const fs::path& path)
@@ -89,7 +86,7 @@ protected:
     return {};
   }
 
-  fs::path m_root;
+  TempRoot m_root{"dir"};
 };
 
 TEST_F(TaskDirTest, CreatesAMissingDirectoryWithMode0700)

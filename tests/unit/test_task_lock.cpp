@@ -3,6 +3,8 @@
 #include <bgtask/task_files.hpp>
 #include <bgtask/task_lock.hpp>
 
+#include "temp_root.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -47,22 +49,18 @@ class TaskLockTest : public ::testing::Test
 protected:
   void SetUp() override
   {
-    char pattern[] = "/tmp/bgtask-lock.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    m_root = pattern;
     m_dir.emplace(bgtask::TaskDir::open((m_root / "tasks").string()));
   }
 
   void TearDown() override
   {
     m_dir.reset();
-    fs::remove_all(m_root);
   }
 
   const bgtask::TaskDir& dir() const { return *m_dir; }
   fs::path lock_path() const { return m_root / "tasks" / bgtask::lock_file_name(k_id); }
 
-  fs::path m_root;
+  TempRoot m_root{"lock"};
 
 private:
   std::optional<bgtask::TaskDir> m_dir;

@@ -7,6 +7,8 @@
 #include <bgtask/task_fingerprint.hpp>
 #include <bgtask/task_queue.hpp>
 
+#include "temp_root.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,16 +25,12 @@ class TaskQueueFiles : public ::testing::Test
 protected:
   void SetUp() override
   {
-    char pattern[] = "/tmp/bgtask-queue.XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    m_root = pattern;
     m_dir.emplace(TaskDir::open((m_root / "tasks").string()));
   }
 
   void TearDown() override
   {
     m_dir.reset();
-    fs::remove_all(m_root);
   }
 
   const TaskDir& dir() const { return *m_dir; }
@@ -44,7 +42,7 @@ protected:
     out << content;
   }
 
-  fs::path m_root;
+  TempRoot m_root{"queue"};
   std::optional<TaskDir> m_dir;
 };
 
