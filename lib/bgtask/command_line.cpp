@@ -1,6 +1,7 @@
 #include <bgtask/command_line.hpp>
 
 #include <bgtask/error.hpp>
+#include <bgtask/task_id.hpp>
 #include <bgtask/task_state.hpp>
 #include <bgtask/terminal_escape.hpp>
 
@@ -170,6 +171,10 @@ std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax, 
   if (!ids) {
     throw_usage("bgtask " + std::string(syntax.name) +
                 (count == IdCount::one ? ": give a task ID" : ": give at least one task ID"));
+  }
+  // Malformed IDs are refused before the directory is touched (or created).
+  for (const auto& id : *ids) {
+    check_task_id_prefix(id);
   }
   return IdCommandLine{std::move(*vm), std::move(*ids)};
 }

@@ -41,9 +41,9 @@ struct IdCommandLine
   std::vector<std::string> ids;
 };
 
-// parse_command_line for a command whose positional arguments are task IDs:
-// exactly one, or one or more. Nullopt for --help; throws Error(usage)
-// `bgtask NAME: give ...` when no ID is given.
+// parse_command_line for a command whose positional arguments are task IDs
+// or prefixes: exactly one, or one or more. Nullopt for --help; throws
+// Error(usage) when no ID is given or one is malformed (check_task_id_prefix).
 std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax, po::options_description options,
                                                    IdCount count, const std::vector<std::string>& args);
 

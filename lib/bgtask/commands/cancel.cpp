@@ -9,7 +9,6 @@
 #include <bgtask/record_store.hpp>
 #include <bgtask/record_view.hpp>
 #include <bgtask/task_dir.hpp>
-#include <bgtask/task_id.hpp>
 #include <bgtask/task_waiter.hpp>
 #include <bgtask/utf8.hpp>
 
@@ -56,10 +55,6 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
   Milliseconds grace{5000};
   if (auto text = optional_value<std::string>(vm, "grace")) {
     grace = parse_duration(*text);
-  }
-  // Malformed IDs are refused before the directory is touched (or created).
-  for (const auto& prefix : prefixes) {
-    check_task_id_prefix(prefix);
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const auto ids = resolve_task_ids(dir, prefixes);

@@ -7,7 +7,6 @@
 #include <bgtask/output_file.hpp>
 #include <bgtask/record_store.hpp>
 #include <bgtask/task_dir.hpp>
-#include <bgtask/task_id.hpp>
 #include <bgtask/task_waiter.hpp>
 #include <bgtask/task_watcher.hpp>
 
@@ -43,8 +42,6 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
   const auto tail_text = optional_value<std::string>(vm, "tail");
   const bool follow = vm.count("follow") != 0;
   const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
-  // A malformed ID is refused before the directory is touched (or created).
-  check_task_id_prefix(prefix);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const std::string id = resolve_task_id(dir, prefix);
   TaskRecord record = load_current_record(dir, id);

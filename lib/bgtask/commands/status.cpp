@@ -9,7 +9,6 @@
 #include <bgtask/record_store.hpp>
 #include <bgtask/record_view.hpp>
 #include <bgtask/task_dir.hpp>
-#include <bgtask/task_id.hpp>
 
 #include <boost/json.hpp>
 
@@ -57,10 +56,6 @@ int run_status(const GlobalOptions& global, const std::vector<std::string>& args
   const auto tail_text = optional_value<std::string>(vm, "tail");
   const std::size_t tail = tail_text ? parse_count(*tail_text, "--tail") : 10;
   const bool json = vm.count("json") != 0;
-  // Malformed IDs are refused before the directory is touched (or created).
-  for (const auto& prefix : prefixes) {
-    check_task_id_prefix(prefix);
-  }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
   const auto ids = resolve_task_ids(dir, prefixes);

@@ -8,7 +8,6 @@
 #include <bgtask/record_store.hpp>
 #include <bgtask/record_view.hpp>
 #include <bgtask/task_dir.hpp>
-#include <bgtask/task_id.hpp>
 #include <bgtask/task_waiter.hpp>
 
 #include <algorithm>
@@ -43,10 +42,6 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
     limit = parse_duration(*text);
   }
   const WaitMode mode = vm.count("any") != 0 ? WaitMode::any : WaitMode::all;
-  // Malformed IDs are refused before the directory is touched (or created).
-  for (const auto& prefix : prefixes) {
-    check_task_id_prefix(prefix);
-  }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const auto ids = resolve_task_ids(dir, prefixes);
 
