@@ -76,24 +76,6 @@ std::string format_seconds(double seconds)
   return format_duration(Milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000))));
 }
 
-std::string progress_text(const Progress& p)
-{
-  std::string text;
-  if (p.percent) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof(buffer), "%.1f%%", *p.percent);
-    text = buffer;
-  }
-  if (p.current && p.total) {
-    text += (text.empty() ? "" : " ") + std::to_string(*p.current) + "/" + std::to_string(*p.total);
-  } else if (p.current) {
-    text += (text.empty() ? "" : " ") + std::to_string(*p.current);
-  }
-  if (p.message) {
-    text += (text.empty() ? "" : " ") + *p.message;
-  }
-  return text + " (" + format_timestamp(p.updated_at) + ")";
-}
 
 // `text` cut to k_short_command_chars code points, ending in `...` if cut.
 std::string shortened(const std::string& text)
@@ -206,6 +188,26 @@ TableRow corrupt_list_row(const std::string& id, const std::string& reason, List
   return row;
 }
 
+std::string progress_summary(const Progress& p)
+{
+  std::string text;
+  if (p.percent) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.1f%%", *p.percent);
+    text = buffer;
+  }
+  if (p.current) {
+    text += (text.empty() ? "" : " ") + std::to_string(*p.current);
+    if (p.total) {
+      text += "/" + std::to_string(*p.total);
+    }
+  }
+  if (p.message) {
+    text += (text.empty() ? "" : " ") + *p.message;
+  }
+  return text;
+}
+
 std::string status_text(const TaskRecord& r)
 {
   std::string out;
@@ -251,7 +253,7 @@ std::string status_text(const TaskRecord& r)
                              (r.slurm->cluster ? " on cluster " + *r.slurm->cluster : ""));
   }
   if (r.progress) {
-    add_line(out, "Progress", progress_text(*r.progress));
+    add_line(out, "Progress", progress_summary(*r.progress) + " (" + format_timestamp(r.progress->updated_at) + ")");
   }
   add_line(out, "Output", r.output.path);
   if (r.output.truncated) {

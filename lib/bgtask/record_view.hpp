@@ -30,6 +30,10 @@ TableRow list_row(const TaskRecord& record, ListColumns columns = ListColumns::n
 TableRow corrupt_list_row(const std::string& id, const std::string& reason,
                           ListColumns columns = ListColumns::normal, Color color = Color::no);
 
+// What a task last said of its progress: "42.0% 3/7 message" (each part
+// only if given). Not escaped for terminals.
+std::string progress_summary(const Progress& progress);
+
 // The record in readable form for `status` (one "Key  value" line each).
 std::string status_text(const TaskRecord& record);
 

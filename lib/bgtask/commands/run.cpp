@@ -6,6 +6,7 @@
 #include <bgtask/exit_status.hpp>
 #include <bgtask/output_file.hpp>
 #include <bgtask/record_store.hpp>
+#include <bgtask/record_view.hpp>
 #include <bgtask/start_options.hpp>
 #include <bgtask/task_dir.hpp>
 #include <bgtask/task_waiter.hpp>
@@ -14,7 +15,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <cstdio>
 #include <iostream>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -62,25 +62,6 @@ std::size_t terminal_width()
   return 80;
 }
 
-std::string progress_summary(const Progress& p)
-{
-  std::string text;
-  if (p.percent) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof(buffer), "%.1f%%", *p.percent);
-    text = buffer;
-  }
-  if (p.current) {
-    text += (text.empty() ? "" : " ") + std::to_string(*p.current);
-    if (p.total) {
-      text += "/" + std::to_string(*p.total);
-    }
-  }
-  if (p.message) {
-    text += (text.empty() ? "" : " ") + *p.message;
-  }
-  return text;
-}
 
 // The one-line status `run` keeps on stderr while it streams, when stderr
 // is a terminal: cleared before output is written, drawn again after.
