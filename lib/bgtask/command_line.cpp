@@ -155,6 +155,19 @@ std::vector<std::string> split_list(std::string_view text)
   return parts;
 }
 
+std::optional<po::variables_map> parse_command_line_with_operand(const CommandSyntax& syntax,
+                                                                 po::options_description options,
+                                                                 const char* name, const char* description,
+                                                                 const std::vector<std::string>& args)
+{
+  po::options_description hidden;
+  hidden.add_options()(name, po::value<std::string>(), description);
+  options.add(hidden);
+  po::positional_options_description positional;
+  positional.add(name, 1);
+  return parse_command_line(syntax, options, positional, args);
+}
+
 std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax, po::options_description options,
                                                    IdCount count, const std::vector<std::string>& args)
 {

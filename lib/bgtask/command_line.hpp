@@ -31,6 +31,13 @@ std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
                                                     const po::positional_options_description& positional,
                                                     const std::vector<std::string>& args);
 
+// parse_command_line for a command with at most one positional argument,
+// found in the result as option `name` (`description` says what it is).
+std::optional<po::variables_map> parse_command_line_with_operand(const CommandSyntax& syntax,
+                                                                 po::options_description options,
+                                                                 const char* name, const char* description,
+                                                                 const std::vector<std::string>& args);
+
 // How many task IDs a command takes as its positional arguments.
 enum class IdCount { one, many };
 

@@ -27,6 +27,14 @@ require_tool() {
   done
 }
 
+# problem MESSAGE: reports one failed check and counts it in $problems; the
+# test fails at its end if any was counted.
+problems=0
+problem() {
+  echo "FAIL: $*" >&2
+  problems=$((problems + 1))
+}
+
 # crash_summary KEY=VALUE...: the line scripts/soak collects.
 crash_summary() { echo "CRASH-SUMMARY test=$TEST_NAME scale=$CRASH_SCALE $*"; }
 

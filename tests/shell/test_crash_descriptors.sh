@@ -10,11 +10,6 @@ source "$(dirname "$0")/crash_lib.sh"
 require_tool jq
 
 LOOPS=${BGTASK_CRASH_FD_LOOPS:-$(scaled 200 2000)}
-problems=0
-problem() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
 fd_count() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 
 # 1. Only 0-2 reach the command, even with extra descriptors in the caller.

@@ -19,12 +19,7 @@ if [ -z "${BGTASK_IN_MOUNT_NS:-}" ]; then
   exit "$rc"
 fi
 
-problems=0
 checked=0
-problem() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
 MOUNTS=()
 at_exit 'for m in "${MOUNTS[@]}"; do kill_dir_processes "$m"; umount -l "$m" 2>/dev/null; done'
 

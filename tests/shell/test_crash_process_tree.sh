@@ -10,12 +10,7 @@ source "$(dirname "$0")/crash_lib.sh"
 require_tool setsid pgrep jq
 
 ROUNDS=${BGTASK_CRASH_TREE_ROUNDS:-$(scaled 2 10)}
-problems=0
 rounds=0
-problem() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
 
 # tree MARK: a shell command whose every process runs `sleep 999.MARK<n>`
 # (MARK is digits, so that is a valid duration).

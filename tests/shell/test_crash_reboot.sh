@@ -11,11 +11,6 @@ require_tool strace jq setsid
 
 SIGNAL_CALLS=kill,tgkill,tkill,pidfd_send_signal,rt_sigqueueinfo,rt_tgsigqueueinfo
 field22() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat"; }
-problems=0
-problem() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
 
 # traced_bg LOG ARGS...: bgtask on $D with every signal-sending call logged.
 traced_bg() {

@@ -13,12 +13,7 @@ require_tool jq
 DEAD=${BGTASK_CRASH_RACE_TASKS:-$(scaled 100 200)}
 ROUNDS=${BGTASK_CRASH_RACE_ROUNDS:-$(scaled 1 10)}
 LIVE=20
-problems=0
 checked=0
-problem() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
 
 for round in $(seq "$ROUNDS"); do
   dir="$WORK/round$round"

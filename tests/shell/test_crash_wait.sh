@@ -9,13 +9,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/crash_lib.sh"
 require_tool jq
 
-problems=0
 waits=0
 timings=""
-problem() {
-  echo "FAIL: $*" >&2
-  problems=$((problems + 1))
-}
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # crash_while_waiting MODE LABEL: MODE both = kill supervisor then command;

@@ -41,12 +41,7 @@ int run_progress(const GlobalOptions& global, const std::vector<std::string>& ar
     ("current", po::value<std::string>(), "units done so far")
     ("total", po::value<std::string>(), "units in all")
     ("message", po::value<std::string>(), "what the task is doing now");
-  po::options_description hidden;
-  hidden.add_options()("id", po::value<std::string>(), "task ID");
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add("id", 1);
-  const auto vm = parse_command_line(k_syntax, options, positional, args);
+  const auto vm = parse_command_line_with_operand(k_syntax, options, "id", "task ID", args);
   if (!vm) {
     return 0;
   }

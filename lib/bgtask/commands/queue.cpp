@@ -93,12 +93,7 @@ int run_queue(const GlobalOptions& global, const std::vector<std::string>& args)
   options.add_options()
     ("slots", po::value<std::string>()->value_name("N"), "let N of the queue's tasks run at once")
     ("json", "print a JSON array of queues");
-  po::options_description hidden;
-  hidden.add_options()("name", po::value<std::string>(), "queue name");
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add("name", 1);
-  const auto vm = parse_command_line(k_syntax, options, positional, args);
+  const auto vm = parse_command_line_with_operand(k_syntax, options, "name", "queue name", args);
   if (!vm) {
     return 0;
   }
