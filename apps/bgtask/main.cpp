@@ -1,4 +1,4 @@
-#include <bgtask/cli.hpp>
+#include <bgtask/commands/dispatch.hpp>
 
 int main(int argc, char** argv)
 {

@@ -24,13 +24,13 @@
 //   stats                          reads numbers from stdin, prints
 //                                  statistics as JSON
 
-#include <bgtask/atomic_file.hpp>
-#include <bgtask/record_json.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_id.hpp>
-#include <bgtask/task_record.hpp>
-#include <bgtask/unique_fd.hpp>
+#include <bgtask/store/atomic_file.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/core/task_id.hpp>
+#include <bgtask/core/task_record.hpp>
+#include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>

@@ -1,8 +1,8 @@
 #include "e2e/e2e_support.hpp"
 
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_lock.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_lock.hpp>
 
 #include <algorithm>
 #include <cerrno>

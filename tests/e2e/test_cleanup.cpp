@@ -1,9 +1,9 @@
 #include "e2e/e2e_support.hpp"
 
-#include <bgtask/record_store.hpp>
-#include <bgtask/task_dir.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
 
-#include <bgtask/task_id.hpp>
+#include <bgtask/core/task_id.hpp>
 
 #include <filesystem>
 #include <fstream>

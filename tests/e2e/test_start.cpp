@@ -1,6 +1,6 @@
 #include "e2e/e2e_support.hpp"
 
-#include <bgtask/task_id.hpp>
+#include <bgtask/core/task_id.hpp>
 
 #include <fstream>
 #include <sys/stat.h>

@@ -1,8 +1,8 @@
 // The size parser on arbitrary bytes: every input is either a usage error
 // or a size of at most 2^62 bytes.
 
-#include <bgtask/byte_size.hpp>
-#include <bgtask/error.hpp>
+#include <bgtask/util/byte_size.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,8 +1,8 @@
 // The duration parser on arbitrary bytes: every input is either a usage
 // error or a duration from 0 to 100 years that formats without trouble.
 
-#include <bgtask/duration.hpp>
-#include <bgtask/error.hpp>
+#include <bgtask/util/duration.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <chrono>
 #include <cstdint>

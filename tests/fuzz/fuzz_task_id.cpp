@@ -4,11 +4,11 @@
 // full ID that starts with the prefix; a classified file name must be
 // exactly an ID plus a task-file suffix (or a temp name built on an ID).
 
-#include <bgtask/error.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_id.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/core/task_id.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -3,8 +3,8 @@
 // code point and no bidi override. The JSON variant must leave no raw DEL
 // or C1 byte, and no C1 character or bidi override in valid UTF-8.
 
-#include <bgtask/terminal_escape.hpp>
-#include <bgtask/utf8.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -50,7 +50,7 @@ for o in $("$BGTASK" --help | sed -n '/^Global options:/,$p' | grep -oE '^ +--[a
 done
 
 exit_status=$(section '^\.SH EXIT STATUS')
-for code in $(grep -oE '= [0-9]+,' "$ROOT/lib/bgtask/error.hpp" | grep -oE '[0-9]+'); do
+for code in $(grep -oE '= [0-9]+,' "$ROOT/lib/bgtask/util/error.hpp" | grep -oE '[0-9]+'); do
   printf '%s\n' "$exit_status" | grep -qE "^\.B $code(\\\\|$)" || fail "exit code $code is not documented"
 done
 

@@ -1,5 +1,5 @@
-#include <bgtask/byte_size.hpp>
-#include <bgtask/error.hpp>
+#include <bgtask/util/byte_size.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 

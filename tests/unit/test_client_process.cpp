@@ -1,4 +1,4 @@
-#include <bgtask/client_process.hpp>
+#include <bgtask/proc/client_process.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include <bgtask/command_table.hpp>
-#include <bgtask/completion.hpp>
+#include <bgtask/cli/command.hpp>
+#include <bgtask/cli/completion.hpp>
 
 #include <gtest/gtest.h>
 

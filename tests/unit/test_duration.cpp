@@ -1,5 +1,5 @@
-#include <bgtask/duration.hpp>
-#include <bgtask/error.hpp>
+#include <bgtask/util/duration.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 

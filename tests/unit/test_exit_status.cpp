@@ -1,5 +1,5 @@
-#include <bgtask/error.hpp>
-#include <bgtask/exit_status.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/core/exit_status.hpp>
 
 #include <gtest/gtest.h>
 

@@ -2,10 +2,10 @@
 // that only look like task files, records with a wrong type in every field,
 // and bidi overrides in JSON.
 
-#include <bgtask/record_json.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/terminal_escape.hpp>
-#include <bgtask/timestamp.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+#include <bgtask/util/timestamp.hpp>
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>

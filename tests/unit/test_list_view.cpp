@@ -1,5 +1,5 @@
-#include <bgtask/record_view.hpp>
-#include <bgtask/table.hpp>
+#include <bgtask/cli/record_view.hpp>
+#include <bgtask/util/table.hpp>
 
 #include <gtest/gtest.h>
 

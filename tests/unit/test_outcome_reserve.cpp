@@ -1,7 +1,7 @@
-#include <bgtask/outcome_reserve.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_lock.hpp>
+#include <bgtask/store/outcome_reserve.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_lock.hpp>
 
 #include "temp_root.hpp"
 

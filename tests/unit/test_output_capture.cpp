@@ -1,4 +1,4 @@
-#include <bgtask/output_capture.hpp>
+#include <bgtask/exec/local/output_capture.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <bgtask/output_file.hpp>
+#include <bgtask/store/output_file.hpp>
 
 #include <gtest/gtest.h>
 

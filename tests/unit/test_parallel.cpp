@@ -1,4 +1,4 @@
-#include <bgtask/parallel.hpp>
+#include <bgtask/util/parallel.hpp>
 
 #include <gtest/gtest.h>
 

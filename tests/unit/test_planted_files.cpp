@@ -2,14 +2,14 @@
 // must be neither followed nor written through, whatever it points at,
 // including a path that does not exist yet (O_CREAT would create it).
 
-#include <bgtask/error.hpp>
-#include <bgtask/launch_request.hpp>
-#include <bgtask/local_executor.hpp>
-#include <bgtask/output_file.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/core/launch_request.hpp>
+#include <bgtask/exec/local/local_executor.hpp>
+#include <bgtask/store/output_file.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_lock.hpp>
 
 #include "temp_root.hpp"
 

@@ -1,4 +1,4 @@
-#include <bgtask/process_info.hpp>
+#include <bgtask/proc/process_info.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-#include <bgtask/process_info.hpp>
-#include <bgtask/reconcile.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_lock.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_lock.hpp>
 
 #include "temp_root.hpp"
 

@@ -1,6 +1,6 @@
-#include <bgtask/record_json.hpp>
-#include <bgtask/timestamp.hpp>
-#include <bgtask/utf8.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/util/timestamp.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <boost/json.hpp>
 #include <gtest/gtest.h>

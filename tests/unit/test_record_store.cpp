@@ -1,8 +1,8 @@
-#include <bgtask/error.hpp>
-#include <bgtask/record_json.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
 
 #include "temp_root.hpp"
 

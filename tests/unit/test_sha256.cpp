@@ -1,4 +1,4 @@
-#include <bgtask/sha256.hpp>
+#include <bgtask/util/sha256.hpp>
 
 #include <gtest/gtest.h>
 

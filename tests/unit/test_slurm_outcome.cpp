@@ -3,7 +3,7 @@
 
 #include "slurm_test_data.hpp"
 
-#include <bgtask/slurm_outcome.hpp>
+#include <bgtask/exec/slurm/slurm_outcome.hpp>
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 
 #include "slurm_test_data.hpp"
 
-#include <bgtask/slurm_job.hpp>
-#include <bgtask/slurm_submission.hpp>
+#include <bgtask/exec/slurm/slurm_job.hpp>
+#include <bgtask/exec/slurm/slurm_submission.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include <bgtask/client_process.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/slurm_submission.hpp>
+#include <bgtask/proc/client_process.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/slurm/slurm_submission.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include <bgtask/table.hpp>
+#include <bgtask/util/table.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include <bgtask/error.hpp>
-#include <bgtask/task_dir.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/task_dir.hpp>
 
 #include "temp_root.hpp"
 

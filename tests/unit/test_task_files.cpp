@@ -1,4 +1,4 @@
-#include <bgtask/task_files.hpp>
+#include <bgtask/store/task_files.hpp>
 
 #include <gtest/gtest.h>
 

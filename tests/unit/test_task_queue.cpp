@@ -1,11 +1,11 @@
-#include <bgtask/dir_lock.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/reconcile.hpp>
-#include <bgtask/record_json.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_fingerprint.hpp>
-#include <bgtask/task_queue.hpp>
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_fingerprint.hpp>
+#include <bgtask/store/task_queue.hpp>
 
 #include "temp_root.hpp"
 

@@ -1,4 +1,4 @@
-#include <bgtask/task_record.hpp>
+#include <bgtask/core/task_record.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include <bgtask/terminal_escape.hpp>
-#include <bgtask/utf8.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <gtest/gtest.h>
 

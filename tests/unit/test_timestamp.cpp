@@ -1,4 +1,4 @@
-#include <bgtask/timestamp.hpp>
+#include <bgtask/util/timestamp.hpp>
 
 #include <gtest/gtest.h>
 

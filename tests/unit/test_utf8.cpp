@@ -1,4 +1,4 @@
-#include <bgtask/utf8.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,16 +1,16 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/command_line.hpp>
-#include <bgtask/console.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/executor.hpp>
-#include <bgtask/process_info.hpp>
-#include <bgtask/record_json.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/record_view.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_waiter.hpp>
-#include <bgtask/utf8.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/console.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/executor.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/cli/record_view.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <iostream>
 

@@ -1,16 +1,16 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/byte_size.hpp>
-#include <bgtask/command_line.hpp>
-#include <bgtask/console.hpp>
-#include <bgtask/dir_lock.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/parallel.hpp>
-#include <bgtask/reconcile.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_files.hpp>
-#include <bgtask/task_lock.hpp>
+#include <bgtask/util/byte_size.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/console.hpp>
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/parallel.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_lock.hpp>
 
 #include <boost/json.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bgtask/command_table.hpp>
+#include <bgtask/cli/command.hpp>
 
 // One handler per command, each in its own file under commands/.
 namespace bgtask {

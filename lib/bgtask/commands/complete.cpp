@@ -1,6 +1,6 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/completion.hpp>
+#include <bgtask/cli/completion.hpp>
 
 #include <iostream>
 

@@ -1,11 +1,11 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/command_line.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_id.hpp>
-#include <bgtask/task_lock.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/core/task_id.hpp>
+#include <bgtask/store/task_lock.hpp>
 
 #include <cmath>
 #include <cstdlib>

@@ -1,13 +1,13 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/command_line.hpp>
-#include <bgtask/console.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/reconcile.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/table.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_queue.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/console.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/util/table.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_queue.hpp>
 
 #include <boost/json.hpp>
 

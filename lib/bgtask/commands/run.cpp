@@ -1,17 +1,17 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/command_line.hpp>
-#include <bgtask/console.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/exit_status.hpp>
-#include <bgtask/output_file.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/record_view.hpp>
-#include <bgtask/start_options.hpp>
-#include <bgtask/task_dir.hpp>
-#include <bgtask/task_waiter.hpp>
-#include <bgtask/task_watcher.hpp>
-#include <bgtask/terminal_escape.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/console.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/core/exit_status.hpp>
+#include <bgtask/store/output_file.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/cli/record_view.hpp>
+#include <bgtask/cli/start_options.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/exec/task_watcher.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 
 #include <chrono>
 #include <csignal>

@@ -1,10 +1,10 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/command_line.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/start_options.hpp>
-#include <bgtask/task_dir.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/cli/start_options.hpp>
+#include <bgtask/store/task_dir.hpp>
 
 #include <iostream>
 

@@ -1,14 +1,14 @@
 #include <bgtask/commands/commands.hpp>
 
-#include <bgtask/command_line.hpp>
-#include <bgtask/console.hpp>
-#include <bgtask/error.hpp>
-#include <bgtask/output_file.hpp>
-#include <bgtask/reconcile.hpp>
-#include <bgtask/record_json.hpp>
-#include <bgtask/record_store.hpp>
-#include <bgtask/record_view.hpp>
-#include <bgtask/task_dir.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/console.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/output_file.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/cli/record_view.hpp>
+#include <bgtask/store/task_dir.hpp>
 
 #include <boost/json.hpp>
 

@@ -1,0 +1,265 @@
+#include <bgtask/cli/record_view.hpp>
+
+#include <bgtask/cli/console.hpp>
+#include <bgtask/util/duration.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/util/utf8.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace bgtask {
+
+namespace {
+
+// How much of an unnamed task's command `list` shows without --wide.
+constexpr std::size_t k_short_command_chars = 48;
+
+bool needs_quoting(const std::string& word)
+{
+  if (word.empty()) {
+    return true;
+  }
+  for (const char c : word) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+                       std::string_view("-_./:=@%+,").find(c) != std::string_view::npos;
+    if (!plain) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string quoted(const std::string& word)
+{
+  if (!needs_quoting(word)) {
+    return word;
+  }
+  std::string out = "'";
+  for (const char c : word) {
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  return out + "'";
+}
+
+Milliseconds elapsed(const TaskRecord& record)
+{
+  if (record.duration_s) {
+    return Milliseconds(static_cast<std::int64_t>(std::llround(*record.duration_s * 1000)));
+  }
+  if (record.started_at && !is_final(record.state)) {
+    return now() - *record.started_at;
+  }
+  return Milliseconds(-1);
+}
+
+std::string exit_text(const TaskRecord& record)
+{
+  if (record.exit_code) {
+    return std::to_string(*record.exit_code);
+  }
+  if (record.signal) {
+    return "sig" + std::to_string(*record.signal);
+  }
+  return "-";
+}
+
+void add_line(std::string& out, std::string_view key, const std::string& value)
+{
+  std::string padded(key);
+  padded.resize(10, ' ');
+  out += padded + for_stdout(value) + '\n';
+}
+
+std::string format_seconds(double seconds)
+{
+  return format_duration(Milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000))));
+}
+
+
+// `text` cut to k_short_command_chars code points, ending in `...` if cut.
+std::string shortened(const std::string& text)
+{
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] & 0xC0) != 0x80 && ++chars > k_short_command_chars) {
+      return text.substr(0, i) + "...";
+    }
+  }
+  return text;
+}
+
+// The SGR colour of a state in `list`.
+std::string_view state_color(std::string_view state)
+{
+  if (state == "succeeded") {
+    return "32"; // green
+  }
+  if (state == "failed" || state == "corrupt") {
+    return "31"; // red
+  }
+  if (state == "running") {
+    return "36"; // cyan
+  }
+  if (state == "cancelled" || state == "timed_out") {
+    return "33"; // yellow
+  }
+  if (state == "lost") {
+    return "35"; // magenta
+  }
+  return "2"; // queued: dim
+}
+
+std::string painted(const std::string& text, std::string_view sgr, Color color)
+{
+  if (color == Color::no) {
+    return text;
+  }
+  return "\x1b[" + std::string(sgr) + "m" + text + "\x1b[0m";
+}
+
+} // namespace
+
+std::string command_text(const TaskRecord& record)
+{
+  if (record.shell && !record.command.empty()) {
+    return record.command.back();
+  }
+  std::string text;
+  for (const auto& word : record.command) {
+    text += (text.empty() ? "" : " ") + quoted(word);
+  }
+  return text;
+}
+
+std::string state_text(const TaskRecord& record)
+{
+  std::string text(to_string(record.state));
+  if (record.state == TaskState::failed && (record.exit_code || record.signal)) {
+    text += " (" + (record.signal ? "signal " + std::to_string(*record.signal)
+                                   : "exit " + exit_text(record)) + ")";
+  }
+  if (!is_final(record.state) && record.unsupervised) {
+    text += " (unsupervised)";
+  }
+  if (!is_final(record.state) && record.owner && record.owner->host != to_valid_utf8(current_host_name())) {
+    text += " (on " + record.owner->host + ")";
+  }
+  return text;
+}
+
+TableRow list_header(ListColumns columns)
+{
+  TableRow header{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"};
+  if (columns == ListColumns::wide) {
+    header.insert(header.end(), {"CWD", "COMMAND"});
+  }
+  return header;
+}
+
+TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
+{
+  const auto duration = elapsed(record);
+  std::string state(to_string(record.state));
+  if (!is_final(record.state) && record.unsupervised) {
+    state += "*";
+  }
+  TableRow row{record.id,
+               painted(state, state_color(to_string(record.state)), color),
+               exit_text(record),
+               record.started_at ? format_local_time(*record.started_at) : "-",
+               duration.count() >= 0 ? format_duration(duration) : "-"};
+  if (columns == ListColumns::wide) {
+    row.insert(row.end(), {for_stdout(record.name ? *record.name : "-"), for_stdout(record.cwd),
+                           for_stdout(command_text(record))});
+  } else {
+    row.push_back(for_stdout(record.name ? *record.name : shortened(command_text(record))));
+  }
+  return row;
+}
+
+TableRow corrupt_list_row(const std::string& id, const std::string& reason, ListColumns columns,
+                          Color color)
+{
+  TableRow row{id, painted("corrupt", state_color("corrupt"), color), "-", "-", "-", for_stdout(reason)};
+  if (columns == ListColumns::wide) {
+    row.insert(row.end(), {"-", "-"});
+  }
+  return row;
+}
+
+std::string progress_summary(const Progress& p)
+{
+  std::string text;
+  if (p.percent) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.1f%%", *p.percent);
+    text = buffer;
+  }
+  if (p.current) {
+    text += (text.empty() ? "" : " ") + std::to_string(*p.current);
+    if (p.total) {
+      text += "/" + std::to_string(*p.total);
+    }
+  }
+  if (p.message) {
+    text += (text.empty() ? "" : " ") + *p.message;
+  }
+  return text;
+}
+
+std::string status_text(const TaskRecord& r)
+{
+  std::string out;
+  add_line(out, "ID", r.id);
+  if (r.name) {
+    add_line(out, "Name", *r.name);
+  }
+  add_line(out, "Command", command_text(r));
+  add_line(out, "Cwd", r.cwd);
+  add_line(out, "State", state_text(r));
+  if (r.error) {
+    add_line(out, "Reason", *r.error);
+  }
+  add_line(out, "Exit", exit_text(r));
+  add_line(out, "Created", format_timestamp(r.created_at));
+  add_line(out, "Started", r.started_at ? format_timestamp(*r.started_at) : "-");
+  add_line(out, "Finished", r.finished_at ? format_timestamp(*r.finished_at) : "-");
+  const auto duration = elapsed(r);
+  add_line(out, "Duration", duration.count() >= 0 ? format_duration(duration) : "-");
+  add_line(out, "Timeout", r.timeout_s ? format_seconds(*r.timeout_s) : "none");
+  if (r.queue) {
+    add_line(out, "Queue", *r.queue + (r.waiting_for == WaitingFor::slot ? " (waiting for a slot)" : ""));
+  }
+  if (!r.after.empty()) {
+    std::string ids;
+    for (const auto& id : r.after) {
+      ids += (ids.empty() ? "" : " ") + id;
+    }
+    add_line(out, "After", ids + (r.waiting_for == WaitingFor::after ? " (waiting for them)" : ""));
+  }
+  if (r.on_exit) {
+    add_line(out, "On exit", *r.on_exit);
+  }
+  if (r.owner) {
+    add_line(out, "Owner", "pid " + std::to_string(r.owner->pid) + " on " + r.owner->host);
+  }
+  if (r.child) {
+    add_line(out, "Process", "pid " + std::to_string(r.child->pid) + ", group " +
+                               std::to_string(r.child->pgid));
+  }
+  if (r.slurm) {
+    add_line(out, "Slurm", "job " + r.slurm->job_id +
+                             (r.slurm->cluster ? " on cluster " + *r.slurm->cluster : ""));
+  }
+  if (r.progress) {
+    add_line(out, "Progress", progress_summary(*r.progress) + " (" + format_timestamp(r.progress->updated_at) + ")");
+  }
+  add_line(out, "Output", r.output.path);
+  if (r.output.truncated) {
+    add_line(out, "Truncated", std::to_string(r.output.dropped_bytes) + " bytes of output dropped");
+  }
+  return out;
+}
+
+} // namespace bgtask

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <bgtask/cli/console.hpp>
+#include <bgtask/util/table.hpp>
+#include <bgtask/core/task_record.hpp>
+
+#include <string>
+
+namespace bgtask {
+
+// The command as a person would type it: the shell string for `-c` tasks,
+// else argv with shell quoting where needed. Not escaped for terminals.
+std::string command_text(const TaskRecord& record);
+
+// The state with what qualifies it: `failed (exit 2)`, `running (unsupervised)`.
+std::string state_text(const TaskRecord& record);
+
+// Which columns `list` shows: ID, STATE, EXIT, STARTED, DURATION, NAME
+// (the name, else the command shortened), and with `wide` also CWD and the
+// full COMMAND (NAME is then `-` for unnamed tasks).
+enum class ListColumns { normal, wide };
+
+// The header and rows of `list`; cells are escaped for stdout, and with
+// Color::yes the state is coloured.
+TableRow list_header(ListColumns columns = ListColumns::normal);
+TableRow list_row(const TaskRecord& record, ListColumns columns = ListColumns::normal,
+                  Color color = Color::no);
+
+// The row for a record that cannot be read: state `corrupt` and the reason.
+TableRow corrupt_list_row(const std::string& id, const std::string& reason,
+                          ListColumns columns = ListColumns::normal, Color color = Color::no);
+
+// What a task last said of its progress: "42.0% 3/7 message" (each part
+// only if given). Not escaped for terminals.
+std::string progress_summary(const Progress& progress);
+
+// The record in readable form for `status` (one "Key  value" line each).
+std::string status_text(const TaskRecord& record);
+
+} // namespace bgtask

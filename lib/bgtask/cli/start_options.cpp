@@ -1,0 +1,344 @@
+#include <bgtask/cli/start_options.hpp>
+
+#include <bgtask/util/byte_size.hpp>
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/exec/slurm/slurm_submission.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_fingerprint.hpp>
+#include <bgtask/core/task_id.hpp>
+#include <bgtask/store/task_queue.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr std::size_t k_max_name_bytes = 256;
+constexpr std::size_t k_max_command_bytes = 256 * 1024;
+
+std::string current_directory()
+{
+  std::string cwd(4096, '\0');
+  if (::getcwd(cwd.data(), cwd.size()) == nullptr) {
+    throw_system("cannot find the current directory", errno);
+  }
+  cwd.resize(cwd.find('\0'));
+  return cwd;
+}
+
+bool is_env_name(std::string_view name)
+{
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) != 0) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+}
+
+// Checks `--env K=V` entries and returns their names; values never appear in messages.
+std::vector<std::string> env_names(const std::vector<std::string>& entries)
+{
+  std::vector<std::string> names;
+  for (const auto& entry : entries) {
+    const auto equals = entry.find('=');
+    const auto name = entry.substr(0, equals);
+    if (equals == std::string::npos || !is_env_name(name)) {
+      throw_usage("invalid --env '" + escape_for_terminal(name, KeepNewlines::no) +
+                  (equals == std::string::npos ? "" : "=...") + "': expected NAME=VALUE");
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+// The output cap: --max-output, else $BGTASK_MAX_OUTPUT; none if neither is
+// set or the value is `none`.
+std::optional<std::uint64_t> output_limit(const std::optional<std::string>& option)
+{
+  const char* env = std::getenv("BGTASK_MAX_OUTPUT");
+  if (!option && (env == nullptr || *env == '\0')) {
+    return std::nullopt;
+  }
+  const std::string text = option ? *option : env;
+  if (text == "none") {
+    return std::nullopt;
+  }
+  try {
+    return parse_byte_size(text);
+  } catch (const Error& e) {
+    throw_usage(std::string(option ? "--max-output" : "BGTASK_MAX_OUTPUT") + ": " + e.what());
+  }
+}
+
+LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string> command)
+{
+  LaunchRequest request;
+  auto& record = request.record;
+  const auto shell = optional_value<std::string>(vm, "shell");
+  if (shell && !command.empty()) {
+    throw_usage("give either -c 'SHELL STRING' or -- CMD [ARG...], not both");
+  }
+  if (!shell && command.empty()) {
+    throw_usage("nothing to run: give -- CMD [ARG...] or -c 'SHELL STRING' (see bgtask start --help)");
+  }
+  if (shell) {
+    record.shell = true;
+    command = {"/bin/sh", "-c", *shell};
+  }
+  std::size_t bytes = 0;
+  for (const auto& word : command) {
+    bytes += word.size();
+  }
+  if (bytes > k_max_command_bytes || command.front().empty()) {
+    throw_usage(command.front().empty() ? "the command name is empty"
+                                        : "the command is too long to record (over 256 KiB)");
+  }
+  record.command = command;
+  request.argv = std::move(command);
+  if (auto name = optional_value<std::string>(vm, "name")) {
+    if (name->size() > k_max_name_bytes) {
+      throw_usage("--name is longer than 256 bytes");
+    }
+    record.name = std::move(*name);
+  }
+  const auto cwd = optional_value<std::string>(vm, "cwd");
+  record.cwd = !cwd ? current_directory() : cwd->starts_with('/') ? *cwd : current_directory() + "/" + *cwd;
+  if (auto env = optional_value<std::vector<std::string>>(vm, "env")) {
+    record.env_names = env_names(*env);
+    request.env_additions = std::move(*env);
+  }
+  if (auto timeout = optional_value<std::string>(vm, "timeout")) {
+    request.timeout = parse_duration(*timeout);
+    if (request.timeout->count() == 0) {
+      throw_usage("--timeout must be greater than zero");
+    }
+    record.timeout_s = to_seconds(*request.timeout);
+  }
+  if (auto grace = optional_value<std::string>(vm, "grace")) {
+    request.grace = parse_duration(*grace);
+  }
+  record.grace_s = to_seconds(request.grace);
+  request.max_output = output_limit(optional_value<std::string>(vm, "max-output"));
+  return request;
+}
+
+// Picks the executor (--executor, else $BGTASK_EXECUTOR, else local) and
+// takes the Slurm options, refusing them for local tasks and refusing what
+// only a local supervisor can do for Slurm tasks.
+void choose_executor(const po::variables_map& vm, LaunchRequest& request)
+{
+  const char* env = std::getenv("BGTASK_EXECUTOR");
+  const auto option = optional_value<std::string>(vm, "executor");
+  const std::string name = option ? *option : env != nullptr && *env != '\0' ? env : "local";
+  if (!is_executor_name(name)) {
+    throw_usage(std::string(option ? "--executor" : "BGTASK_EXECUTOR") + ": unknown executor '" +
+                escape_for_terminal(name, KeepNewlines::no) + "' (expected local or slurm)");
+  }
+  request.record.executor = name;
+  auto& slurm = request.slurm;
+  slurm.partition = optional_value<std::string>(vm, "partition");
+  slurm.time_limit = optional_value<std::string>(vm, "slurm-time");
+  slurm.args = optional_value<std::vector<std::string>>(vm, "slurm-arg").value_or(std::vector<std::string>{});
+  if (name != "slurm") {
+    if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
+      throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
+    }
+    return;
+  }
+  check_slurm_args(slurm.args);
+  if (request.argv.front().starts_with('-')) {
+    throw_usage("a command name starting with '-' cannot be run by the slurm executor");
+  }
+  if (vm.count("max-output") != 0 || request.record.queue || !request.record.after.empty() ||
+      request.record.on_exit) {
+    throw_usage("--max-output, --queue, --after and --on-exit need the local executor");
+  }
+  request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
+}
+
+constexpr std::size_t k_max_on_exit_bytes = 64 * 1024;
+
+// --max-running, else $BGTASK_MAX_RUNNING; nullopt if neither is set.
+std::optional<std::size_t> running_limit(const std::optional<std::string>& option)
+{
+  const char* env = std::getenv("BGTASK_MAX_RUNNING");
+  if (!option && (env == nullptr || *env == '\0')) {
+    return std::nullopt;
+  }
+  const std::string source = option ? "--max-running" : "BGTASK_MAX_RUNNING";
+  const std::size_t limit = parse_count(option ? *option : std::string(env), source);
+  if (limit == 0) {
+    throw_usage(source + " must be at least 1");
+  }
+  return limit;
+}
+
+// Takes --queue, --slots, --after and --on-exit into the plan.
+void add_scheduling(const po::variables_map& vm, StartPlan& plan)
+{
+  auto& record = plan.request.record;
+  if (auto queue = optional_value<std::string>(vm, "queue")) {
+    check_queue_name(*queue);
+    record.queue = std::move(*queue);
+  }
+  if (auto slots = optional_value<std::string>(vm, "slots")) {
+    if (!record.queue) {
+      throw_usage("--slots needs --queue");
+    }
+    plan.slots = parse_count(*slots, "--slots");
+    if (*plan.slots > k_max_queue_slots) {
+      throw_usage("--slots must be at most " + std::to_string(k_max_queue_slots));
+    }
+  }
+  for (const auto& list : optional_value<std::vector<std::string>>(vm, "after").value_or(std::vector<std::string>{})) {
+    const auto ids = split_list(list);
+    if (ids.empty()) {
+      throw_usage("--after needs at least one task ID");
+    }
+    for (const auto& id : ids) {
+      check_task_id_prefix(id);
+    }
+    plan.after.insert(plan.after.end(), ids.begin(), ids.end());
+  }
+  if (auto hook = optional_value<std::string>(vm, "on-exit")) {
+    if (hook->empty() || hook->size() > k_max_on_exit_bytes) {
+      throw_usage("--on-exit must be a shell string of 1 byte to 64 KiB");
+    }
+    record.on_exit = std::move(*hook);
+  }
+}
+
+// The unfinished tasks of the directory, reconciled.
+std::vector<TaskRecord> unfinished_tasks(const TaskDir& dir)
+{
+  std::vector<TaskRecord> tasks;
+  for (const auto& id : scan_task_ids(dir)) {
+    auto loaded = load_record(dir, id);
+    if (loaded.status == LoadStatus::ok && !is_final(loaded.record.state)) {
+      tasks.push_back(std::move(loaded.record));
+    }
+  }
+  reconcile_records(dir, tasks);
+  std::erase_if(tasks, [](const TaskRecord& r) { return is_final(r.state); });
+  return tasks;
+}
+
+} // namespace
+
+std::pair<std::vector<std::string>, std::vector<std::string>>
+split_at_separator(const std::vector<std::string>& args)
+{
+  const auto separator = std::find(args.begin(), args.end(), "--");
+  std::vector<std::string> own(args.begin(), separator);
+  std::vector<std::string> command;
+  if (separator != args.end()) {
+    command.assign(separator + 1, args.end());
+  }
+  return {std::move(own), std::move(command)};
+}
+
+void add_start_options(po::options_description& options)
+{
+  options.add_options()
+    ("name", po::value<std::string>(), "a name to show in list and to filter by")
+    ("cwd", po::value<std::string>(), "directory to run the command in (default: the current one)")
+    ("env", po::value<std::vector<std::string>>()->composing(),
+     "set K=V in the command's environment (repeatable; values are never stored)")
+    ("timeout", po::value<std::string>(), "stop the command after DUR (state timed_out)")
+    ("grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")
+    ("max-output", po::value<std::string>()->value_name("SIZE"),
+     "keep at most SIZE bytes of output (e.g. 10M; `none`; default $BGTASK_MAX_OUTPUT)")
+    ("executor", po::value<std::string>()->value_name("NAME"),
+     "where to run: local (default, or $BGTASK_EXECUTOR) or slurm (a batch job)")
+    ("partition", po::value<std::string>()->value_name("P"), "slurm: the partition to submit to")
+    ("slurm-time", po::value<std::string>()->value_name("T"),
+     "slurm: the job's time limit as sbatch --time takes it (default: --timeout, in whole minutes)")
+    ("slurm-arg", po::value<std::vector<std::string>>()->composing()->value_name("ARG"),
+     "slurm: an sbatch argument, passed verbatim (repeatable)")
+    ("queue", po::value<std::string>()->value_name("Q"),
+     "wait in queue Q for a free slot, first come, first served")
+    ("slots", po::value<std::string>()->value_name("N"),
+     "with --queue: set the queue's slot count to N (stored; default 1)")
+    ("after", po::value<std::vector<std::string>>()->composing()->value_name("ID[,ID...]"),
+     "start only once these tasks succeeded; fail without running if one did not")
+    ("dedupe", "if an identical task is queued or running, print its ID instead of starting")
+    ("max-running", po::value<std::string>()->value_name("N"),
+     "refuse (exit 69) if N tasks of the directory already run (default $BGTASK_MAX_RUNNING)")
+    ("on-exit", po::value<std::string>()->value_name("STRING"),
+     "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")
+    ("shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
+}
+
+StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string> command)
+{
+  StartPlan plan;
+  plan.request = build_request(vm, std::move(command));
+  add_scheduling(vm, plan);
+  plan.dedupe = vm.count("dedupe") != 0;
+  plan.max_running = running_limit(optional_value<std::string>(vm, "max-running"));
+  choose_executor(vm, plan.request);
+  return plan;
+}
+
+StartResult start_task(const TaskDir& dir, StartPlan plan)
+{
+  auto& request = plan.request;
+  request.record.after = resolve_task_ids(dir, plan.after);
+  request.record.fingerprint = task_fingerprint(dir, request);
+  if (plan.dedupe && !request.record.fingerprint) {
+    throw Error(ExitCode::failure, "--dedupe: cannot read or create " + dir.file_path("fingerprint.key"));
+  }
+  if (plan.slots) {
+    save_queue_settings(dir, *request.record.queue, *plan.slots);
+  }
+  std::optional<DirLock> admission;
+  if (plan.dedupe || plan.max_running) {
+    admission = DirLock::acquire(dir, k_start_lock_file);
+    const auto unfinished = unfinished_tasks(dir);
+    if (plan.dedupe) {
+      const auto same = std::find_if(unfinished.begin(), unfinished.end(), [&](const TaskRecord& r) {
+        return r.fingerprint == request.record.fingerprint;
+      });
+      if (same != unfinished.end()) {
+        return StartResult{same->id, LaunchResult{}, true};
+      }
+    }
+    if (plan.max_running) {
+      const auto running = static_cast<std::size_t>(std::count_if(
+        unfinished.begin(), unfinished.end(), [](const TaskRecord& r) { return r.state == TaskState::running; }));
+      if (running >= *plan.max_running) {
+        throw Error(ExitCode::limit_reached,
+                    "not starting: " + std::to_string(running) + " of the tasks in " + dir.path() +
+                      " are running, and the limit is " + std::to_string(*plan.max_running) +
+                      " (--max-running or BGTASK_MAX_RUNNING)");
+      }
+    }
+  }
+  std::optional<TaskLock> lock;
+  for (int attempt = 0; attempt < 16 && !lock; ++attempt) {
+    request.record.created_at = now();
+    request.record.id = make_task_id(request.record.created_at);
+    lock = TaskLock::create_owned(dir, request.record.id);
+  }
+  if (!lock) {
+    throw Error(ExitCode::failure, "cannot allocate a task ID in " + dir.path());
+  }
+  StartResult result;
+  result.id = request.record.id;
+  request.record.output.path = dir.file_path(output_file_name(result.id));
+  result.launch = executor_for(request.record.executor).launch(dir, std::move(*lock), std::move(request));
+  return result;
+}
+
+} // namespace bgtask

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/core/launch_request.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bgtask {
+
+class TaskDir;
+
+// How `start` and `run` start a task: the options they share, what those
+// ask for, and the start itself.
+
+// Splits a command's arguments at the first `--`: bgtask's options before,
+// the command to run after.
+std::pair<std::vector<std::string>, std::vector<std::string>>
+split_at_separator(const std::vector<std::string>& args);
+
+// Adds the options of `start` to `options`.
+void add_start_options(po::options_description& options);
+
+// What the options ask for, checked.
+struct StartPlan
+{
+  LaunchRequest request;
+  std::optional<std::size_t> slots;       // --slots: stored as the queue's slot count
+  std::vector<std::string> after;         // --after, as given (ID prefixes)
+  bool dedupe = false;                    // --dedupe
+  std::optional<std::size_t> max_running; // --max-running, else $BGTASK_MAX_RUNNING
+};
+
+// Builds the plan from parsed options and the command after `--`. Throws
+// Error(usage) for anything invalid, before any file is touched.
+StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string> command);
+
+struct StartResult
+{
+  std::string id;
+  LaunchResult launch;
+  bool duplicate = false; // --dedupe: `id` is an identical unfinished task; nothing was started
+};
+
+// Starts the task: resolves --after, and with --dedupe or --max-running
+// holds `start.lock` while it reconciles and counts the unfinished tasks
+// and until the new task's first record is durable, so concurrent starts
+// that use these options see each other. Throws Error(limit_reached) when
+// --max-running refuses, Error(usage) for an unknown --after ID.
+StartResult start_task(const TaskDir& dir, StartPlan plan);
+
+} // namespace bgtask

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <bgtask/util/duration.hpp>
+#include <bgtask/core/task_record.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bgtask {
+
+// Options for the `slurm` executor, handed to sbatch (slurm_submission.hpp).
+struct SlurmRequest
+{
+  std::optional<std::string> partition;  // --partition
+  std::optional<std::string> time_limit; // --slurm-time, verbatim (else derived from --timeout)
+  std::vector<std::string> args;         // --slurm-arg, verbatim
+};
+
+// Everything needed to run one task, beyond what its record says.
+struct LaunchRequest
+{
+  TaskRecord record;                       // filled in by `start`: id, command, cwd, ...
+  std::vector<std::string> argv;           // what to execute (after `/bin/sh -c` wrapping)
+  std::vector<std::string> env_additions;  // K=V pairs from --env, passed to the command only
+  std::optional<Milliseconds> timeout;
+  Milliseconds grace{5000};
+  std::optional<std::uint64_t> max_output; // --max-output: most bytes kept in ID.output
+  SlurmRequest slurm;                      // used when record.executor is `slurm`
+};
+
+// How `start` ended: 0 when the task is running, else the exit code the
+// task was recorded with (126 or 127) and the reason.
+struct LaunchResult
+{
+  int exit_code = 0;
+  std::string error;
+};
+
+} // namespace bgtask

@@ -1,0 +1,31 @@
+#include <bgtask/core/task_record.hpp>
+
+#include <algorithm>
+
+namespace bgtask {
+
+void add_event(TaskRecord& record, std::string kind, std::optional<std::string> message)
+{
+  auto& events = record.events;
+  if (events.size() >= k_max_events) {
+    auto victim = std::find_if(events.begin() + 1, events.end(),
+                               [](const TaskEvent& e) { return e.kind == "progress"; });
+    events.erase(victim != events.end() ? victim : events.begin() + 1);
+  }
+  events.push_back(TaskEvent{std::move(kind), now(), std::move(message)});
+}
+
+void finish_record(TaskRecord& record, TaskState state, std::optional<std::string> error)
+{
+  record.state = state;
+  record.error = std::move(error);
+  record.waiting_for.reset();
+  record.finished_at = now();
+  if (record.started_at) {
+    const auto elapsed = *record.finished_at - *record.started_at;
+    record.duration_s = static_cast<double>(elapsed.count()) / 1000.0;
+  }
+  add_event(record, "finished", std::string(to_string(state)));
+}
+
+} // namespace bgtask

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <bgtask/core/launch_request.hpp>
+#include <bgtask/store/task_lock.hpp>
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace bgtask {
+
+class TaskDir;
+
+// What the local executor can tell about a task's processes right now
+// (reconcile.hpp turns it into a verdict).
+struct Liveness
+{
+  bool same_host = true;         // the record was written on this host
+  bool same_boot = true;         // ... and during this boot
+  bool supervisor_alive = false; // the owner still holds the task
+  bool command_alive = false;    // the command (or what is left of it) still runs
+};
+
+// Whether `cancel` asks for the first time or again, after the grace period
+// passed without a final record.
+enum class CancelAttempt { first, repeat };
+
+// Runs tasks somewhere and keeps their records true. One implementation per
+// kind of executor, picked by the record's `executor` field:
+// - `local` (local_executor.hpp): a supervisor process on this host owns the
+//   task; liveness comes from its lock and /proc;
+// - `slurm` (slurm_executor.hpp): a Slurm batch job runs it; the controller
+//   (then accounting) is the source of truth.
+// Everything else (records, output files, commands) is shared.
+class Executor
+{
+public:
+  virtual ~Executor() = default;
+
+  // Starts the task described by `request` while `lock` (created and owned
+  // by the caller) names it; returns once its first record (running, or
+  // queued) is durable, or once the task is recorded as failed to start.
+  virtual LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) = 0;
+
+  // Brings `records` (all of this executor) in line with reality, replacing
+  // each with the current record; final ones are left alone. Asks the
+  // outside world at most once for the whole batch, never for long: if it
+  // does not answer, the records stay as they are and stderr says so.
+  virtual void reconcile(const TaskDir& dir, std::vector<TaskRecord>& records) = 0;
+
+  // Asks an unfinished task to stop (TERM, then KILL after `grace` where
+  // the executor controls it) and returns without waiting for the final
+  // record. Throws Error(failure) if the request cannot be delivered.
+  virtual void cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
+                      CancelAttempt attempt) = 0;
+
+  // How long a waiter may sleep before reconciling again, for tasks whose
+  // changes nothing on this host announces; nullopt if the directory watch
+  // and pidfds (task_watcher.hpp) see every change.
+  virtual std::optional<Milliseconds> recheck_interval() const = 0;
+};
+
+// The executor named by a record's `executor` field; throws Error(failure)
+// for an unknown name.
+Executor& executor_for(std::string_view name);
+
+// True for the names executor_for knows (`local`, `slurm`).
+bool is_executor_name(std::string_view name);
+
+} // namespace bgtask

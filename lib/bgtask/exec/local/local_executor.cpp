@@ -1,0 +1,250 @@
+#include <bgtask/exec/local/local_executor.hpp>
+
+#include <bgtask/proc/caller_umask.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/proc/process_tree.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/exec/local/supervisor.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/utf8.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+std::string read_all(int fd)
+{
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return text;
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+// The recorded command's leader still runs: same pid and start time and, once
+// a supervisor ran it, still in that supervisor's session.
+bool leader_alive(const TaskRecord& record)
+{
+  const auto& child = *record.child;
+  return record.owner ? is_same_process(child.pid, child.start_time, record.owner->pid)
+                      : is_same_process(child.pid, child.start_time);
+}
+
+// The command is alive if its leader is the recorded process, or if the
+// leader is gone but processes of its group or carrying its BGTASK_ID remain.
+bool command_alive(const TaskRecord& record)
+{
+  if (!record.child) {
+    return false;
+  }
+  const auto& child = *record.child;
+  if (leader_alive(record)) {
+    return true;
+  }
+  const auto leader = read_process_stat(child.pgid);
+  if (!leader && process_group_exists(child.pgid)) {
+    return true;
+  }
+  return !find_task_processes(record.id).empty();
+}
+
+} // namespace
+
+LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+{
+  const auto& id = request.record.id;
+  const auto output_name = output_file_name(id);
+  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
+                           O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!output) {
+    throw_system("cannot create " + dir.file_path(output_name), errno);
+  }
+  int report_pipe[2];
+  if (::pipe2(report_pipe, O_CLOEXEC) != 0) {
+    throw_system("cannot create a pipe", errno);
+  }
+  UniqueFd report_read(report_pipe[0]);
+  UniqueFd report_write(report_pipe[1]);
+
+  // One fork: `start` exits right after the report, and the supervisor
+  // (which detaches itself with setsid) is then re-parented like any orphan.
+  const pid_t supervisor = ::fork();
+  if (supervisor < 0) {
+    throw_system("cannot fork", errno);
+  }
+  if (supervisor == 0) {
+    report_read.close();
+    run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
+                                       std::move(report_write), caller_umask()});
+  }
+  report_write.close();
+  output.close();
+  const std::string report = read_all(report_read.get());
+  const auto newline = report.find('\n');
+  if (newline == std::string::npos) {
+    throw Error(ExitCode::failure, "the supervisor of task " + id + " exited before starting it");
+  }
+  LaunchResult result;
+  result.exit_code = std::atoi(report.substr(0, newline).c_str());
+  result.error = report.substr(newline + 1);
+  return result;
+}
+
+Liveness LocalExecutor::judge(const TaskRecord& record, TaskLock* lock)
+{
+  Liveness liveness;
+  if (!record.owner) {
+    liveness.command_alive = command_alive(record);
+    return liveness;
+  }
+  const auto& owner = *record.owner;
+  // Records hold these as to_valid_utf8 made them; compare them the same way.
+  liveness.same_host = owner.host == to_valid_utf8(current_host_name());
+  if (!liveness.same_host) {
+    return liveness;
+  }
+  liveness.same_boot = owner.boot_id == to_valid_utf8(current_boot_id());
+  if (!liveness.same_boot) {
+    return liveness;
+  }
+  if (lock != nullptr) {
+    liveness.supervisor_alive = !lock->try_take_ownership();
+  } else {
+    liveness.supervisor_alive = is_same_process(owner.pid, owner.start_time, owner.pid);
+  }
+  if (!liveness.supervisor_alive) {
+    liveness.command_alive = command_alive(record);
+  }
+  return liveness;
+}
+
+void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)
+{
+  const auto signal_all = [&](int sig) {
+    int pgid = 0;
+    if (record.child) {
+      const auto leader = read_process_stat(record.child->pgid);
+      // Signal the group only while it is provably the task's: its leader is
+      // the recorded command, or the leader is gone and the group remains.
+      if ((leader && leader_alive(record)) ||
+          (!leader && process_group_exists(record.child->pgid))) {
+        pgid = record.child->pgid;
+      }
+    }
+    const auto pids = find_task_processes(record.id);
+    signal_processes(pgid, pids, sig);
+    return pgid != 0 || !pids.empty();
+  };
+  if (!signal_all(SIGTERM)) {
+    return;
+  }
+  const auto kill_at = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < kill_at) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!command_alive(record)) {
+      return;
+    }
+  }
+  for (int round = 0; round < 50 && signal_all(SIGKILL); ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+void LocalExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)
+{
+  for (auto& record : records) {
+    record = reconcile_local_record(dir, std::move(record));
+  }
+}
+
+namespace {
+
+// Asks a task's live supervisor to cancel: records the request, then
+// signals the supervisor, verified by pidfd, start time and its lock.
+void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace)
+{
+  if (!record.owner) {
+    return;
+  }
+  // Failing to reach the supervisor is an error, never a silent no-op.
+  auto lock = TaskLock::open_existing(dir, record.id);
+  if (!lock) {
+    throw_system("cannot cancel task " + record.id + ": cannot open its lock", errno);
+  }
+  {
+    UpdateLockGuard guard(*lock);
+    auto loaded = load_record(dir, record.id);
+    if (loaded.status != LoadStatus::ok) {
+      throw Error(ExitCode::failure, "cannot cancel task " + record.id + ": " +
+                                       (loaded.status == LoadStatus::missing
+                                          ? std::string("its record disappeared")
+                                          : "cannot read its record: " + loaded.reason));
+    }
+    if (is_final(loaded.record.state)) {
+      return;
+    }
+    loaded.record.cancel_request = CancelRequest{now(), to_seconds(grace)};
+    add_event(loaded.record, "cancel_requested");
+    save_record(dir, loaded.record);
+  }
+  const UniqueFd pidfd = open_pidfd(record.owner->pid);
+  if (pidfd && is_same_process(record.owner->pid, record.owner->start_time, record.owner->pid) &&
+      !lock->try_take_ownership()) {
+    send_signal(pidfd, SIGTERM);
+  }
+}
+
+// Stops a task whose supervisor is gone and records it as cancelled.
+void cancel_orphan(LocalExecutor& executor, const TaskDir& dir, const TaskRecord& record,
+                   Milliseconds grace)
+{
+  executor.stop_orphaned(record, grace);
+  auto lock = TaskLock::open_existing(dir, record.id);
+  if (lock && !lock->try_take_ownership()) {
+    return; // someone else is finishing it
+  }
+  std::optional<UpdateLockGuard> guard;
+  if (lock) {
+    guard.emplace(*lock);
+  }
+  auto loaded = load_record(dir, record.id);
+  if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+    return;
+  }
+  add_event(loaded.record, "cancel_requested");
+  finish_record(loaded.record, TaskState::cancelled, "cancelled on request (supervisor was gone)");
+  save_record(dir, loaded.record);
+}
+
+} // namespace
+
+void LocalExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
+                           CancelAttempt attempt)
+{
+  if (record.unsupervised) {
+    cancel_orphan(*this, dir, record, grace);
+  } else if (attempt == CancelAttempt::first) {
+    request_cancel(dir, record, grace);
+  }
+}
+
+} // namespace bgtask

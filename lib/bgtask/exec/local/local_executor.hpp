@@ -1,0 +1,37 @@
+#pragma once
+
+#include <bgtask/exec/executor.hpp>
+
+namespace bgtask {
+
+// Runs tasks on this host under a forked supervisor (supervisor.hpp).
+class LocalExecutor final : public Executor
+{
+public:
+  LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) override;
+
+  // Each record through reconcile_local_record (reconcile.hpp).
+  void reconcile(const TaskDir& dir, std::vector<TaskRecord>& records) override;
+
+  // A supervised task: records a cancel request and signals the supervisor,
+  // which stops the command and writes the final record. An unsupervised
+  // one: stops what is left of it (stop_orphaned) and records it cancelled.
+  // A repeat only acts on a task that has become unsupervised meanwhile.
+  void cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
+              CancelAttempt attempt) override;
+
+  // nullopt: the supervisor replaces the record (seen by inotify) and its
+  // exit is seen through a pidfd.
+  std::optional<Milliseconds> recheck_interval() const override { return std::nullopt; }
+
+  // Judges a running record. `lock` is the task's lock; if the executor
+  // finds the owner gone it leaves the ownership lock taken by `lock`, so the
+  // caller may rewrite the record alone.
+  Liveness judge(const TaskRecord& record, TaskLock* lock);
+
+  // Stops what is left of a task whose supervisor is gone: TERM to its
+  // processes, KILL after `grace`. Returns once none is left.
+  void stop_orphaned(const TaskRecord& record, Milliseconds grace);
+};
+
+} // namespace bgtask

@@ -1,0 +1,504 @@
+// The supervisor: one process per task, forked by `start`.
+//
+// Order of a launch: fork the command (it blocks on a "go" pipe), write the
+// running record naming both processes, release the command, learn from a
+// CLOEXEC pipe whether exec succeeded, report to `start`. A supervisor
+// killed before "go" leaves a command that exits 127 without running
+// anything, and a record (if any) that reconciles to `lost`.
+
+#include <bgtask/proc/child_exec.hpp>
+#include <bgtask/exec/local/supervisor.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/local/exit_hook.hpp>
+#include <bgtask/proc/memory_trim.hpp>
+#include <bgtask/store/outcome_reserve.hpp>
+#include <bgtask/exec/local/output_capture.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/proc/process_tree.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/exec/local/task_gate.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace bgtask {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+enum class ExecStage : int { chdir = 1, exec = 2 };
+
+struct ExecFailure
+{
+  ExecStage stage;
+  int error;
+};
+
+void write_fully(int fd, std::string_view data)
+{
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Closes every descriptor above 2 except those in `keep`.
+void close_other_descriptors(std::initializer_list<int> keep)
+{
+  std::vector<int> sorted(keep);
+  std::sort(sorted.begin(), sorted.end());
+  unsigned int next = 3;
+  for (const int fd : sorted) {
+    if (fd >= static_cast<int>(next)) {
+      if (fd > static_cast<int>(next)) {
+        ::close_range(next, static_cast<unsigned int>(fd) - 1, 0);
+      }
+      next = static_cast<unsigned int>(fd) + 1;
+    }
+  }
+  ::close_range(next, ~0U, 0);
+}
+
+void redirect_stdio_to_null()
+{
+  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd >= 0) {
+    ::dup2(null_fd, 0);
+    ::dup2(null_fd, 1);
+    ::dup2(null_fd, 2);
+    if (null_fd > 2) {
+      ::close(null_fd);
+    }
+  }
+}
+
+std::vector<std::string> build_environment(const LaunchRequest& request, const std::string& dir)
+{
+  std::vector<std::string> env;
+  const auto overridden = [&](std::string_view entry) {
+    const auto name = entry.substr(0, entry.find('=') + 1);
+    if (name == "BGTASK_ID=" || name == "BGTASK_DIR=") {
+      return true;
+    }
+    return std::any_of(request.env_additions.begin(), request.env_additions.end(),
+                       [&](const std::string& add) { return add.starts_with(name); });
+  };
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (!overridden(*entry)) {
+      env.emplace_back(*entry);
+    }
+  }
+  env.insert(env.end(), request.env_additions.begin(), request.env_additions.end());
+  env.push_back("BGTASK_ID=" + request.record.id);
+  env.push_back("BGTASK_DIR=" + dir);
+  return env;
+}
+
+
+// In the command's process: wait for "go", set up, exec. Never returns.
+[[noreturn]] void exec_command(const LaunchRequest& request, std::vector<std::string> env,
+                               int go_fd, int error_fd, int output_fd, mode_t caller_umask)
+{
+  reset_child_signals(ProcessGroup::own);
+  char go = 0;
+  while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
+  }
+  if (go != 'g') {
+    ::_exit(127);
+  }
+  const auto fail = [&](ExecStage stage) {
+    const ExecFailure failure{stage, errno};
+    write_fully(error_fd, std::string_view(reinterpret_cast<const char*>(&failure), sizeof(failure)));
+    ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
+  };
+  if (::chdir(request.record.cwd.c_str()) != 0) {
+    fail(ExecStage::chdir);
+  }
+  ::dup2(output_fd, 1);
+  ::dup2(output_fd, 2);
+  ::umask(caller_umask);
+  close_other_descriptors({error_fd});
+  std::vector<std::string> argv = request.argv;
+  auto c_argv = to_c_strings(argv);
+  auto c_env = to_c_strings(env);
+  ::execvpe(c_argv[0], c_argv.data(), c_env.data());
+  fail(ExecStage::exec);
+  ::_exit(127);
+}
+
+std::string describe_exec_failure(const LaunchRequest& request, const ExecFailure& failure)
+{
+  if (failure.stage == ExecStage::chdir) {
+    return "cannot change to directory " + request.record.cwd + ": " +
+           std::strerror(failure.error);
+  }
+  return "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
+}
+
+std::string signal_name(int sig)
+{
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// Writes the final record: re-reads it under the update lock, applies
+// `change` and saves it. After a failure it gives the space reserved in the
+// lock file back (so a full disk has room for the retry) and retries with
+// backoff; if every attempt fails it leaves the final record as a note in
+// the lock file, where reconciliation finds it.
+template <typename Change>
+bool update_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback, Change change,
+                   int attempts)
+{
+  std::string failure;
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    try {
+      UpdateLockGuard guard(lock);
+      auto loaded = load_record(dir, fallback.id);
+      TaskRecord record = loaded.status == LoadStatus::ok ? std::move(loaded.record) : fallback;
+      change(record);
+      save_record(dir, record);
+      fallback = std::move(record);
+      drop_outcome_reserve(lock);
+      return true;
+    } catch (const Error& e) {
+      failure = e.what();
+      release_outcome_space(lock);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50 << std::min(attempt, 5)));
+    }
+  }
+  TaskRecord final_record = fallback;
+  change(final_record);
+  add_event(final_record, "record_write_failed", failure);
+  write_outcome_note(lock, final_record);
+  return false;
+}
+
+enum class Stopping { no, cancel, timeout };
+
+class Supervision
+{
+public:
+  Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
+              OutputCapture* capture)
+    : m_dir(dir), m_plan(plan), m_child(child), m_signal_fd(signal_fd), m_capture(capture)
+  {
+  }
+
+  // Runs until the command exits; returns its wait status.
+  int run()
+  {
+    const auto start = SteadyClock::now();
+    std::optional<SteadyClock::time_point> timeout_at;
+    if (m_plan.request.timeout) {
+      timeout_at = start + *m_plan.request.timeout;
+    }
+    std::optional<int> status;
+    while (!status) {
+      const auto now = SteadyClock::now();
+      if (m_stopping == Stopping::no && timeout_at && now >= *timeout_at) {
+        begin_stop(Stopping::timeout, m_plan.request.grace);
+      }
+      if (m_kill_at && now >= *m_kill_at) {
+        signal_tree(SIGKILL);
+        m_kill_at.reset();
+      }
+      const auto next = m_kill_at ? m_kill_at : (m_stopping == Stopping::no ? timeout_at : std::nullopt);
+      int wait_ms = -1;
+      if (next) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - SteadyClock::now());
+        wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
+      }
+      pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
+      if (::poll(fds, 2, wait_ms) > 0) {
+        if (fds[1].revents != 0) {
+          m_capture->drain();
+        }
+        if (fds[0].revents != 0) {
+          status = handle_signals();
+        }
+      }
+    }
+    if (m_capture) {
+      m_capture->drain(); // what the command wrote before it exited
+    }
+    if (m_stopping != Stopping::no) {
+      kill_remaining_descendants();
+    }
+    return *status;
+  }
+
+  Stopping stopping() const { return m_stopping; }
+
+private:
+  std::optional<int> handle_signals()
+  {
+    signalfd_siginfo info{};
+    std::optional<int> child_status;
+    while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {
+      if (info.ssi_signo == SIGCHLD) {
+        int status = 0;
+        pid_t pid = 0;
+        while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+          if (pid == m_child) {
+            child_status = status;
+          }
+        }
+      } else if (m_stopping == Stopping::no) {
+        begin_stop(Stopping::cancel, requested_grace());
+      }
+    }
+    return child_status;
+  }
+
+  Milliseconds requested_grace()
+  {
+    const auto loaded = load_record(m_dir, m_plan.request.record.id);
+    if (loaded.status == LoadStatus::ok && loaded.record.cancel_request) {
+      const double seconds = std::clamp(loaded.record.cancel_request->grace_s, 0.0, 86400.0 * 365);
+      return Milliseconds(static_cast<std::int64_t>(seconds * 1000));
+    }
+    return m_plan.request.grace;
+  }
+
+  void begin_stop(Stopping why, Milliseconds grace)
+  {
+    m_stopping = why;
+    signal_tree(SIGTERM);
+    m_kill_at = SteadyClock::now() + grace;
+  }
+
+  void signal_tree(int sig) { signal_processes(m_child, find_descendants(::getpid()), sig); }
+
+  // After the command's leader is reaped: KILLs descendants until none is
+  // left, since a process forking between one scan and its kill has a child
+  // that escapes that round (orphans come back to us, the subreaper). Not
+  // the group: with the leader reaped, its pid may already be another's.
+  void kill_remaining_descendants()
+  {
+    for (int round = 0; round < 500; ++round) {
+      const auto descendants = find_descendants(::getpid());
+      if (descendants.empty()) {
+        return;
+      }
+      signal_processes(0, descendants, SIGKILL);
+      while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  const TaskDir& m_dir;
+  SupervisorPlan& m_plan;
+  pid_t m_child;
+  int m_signal_fd;
+  OutputCapture* m_capture; // null when the command writes ID.output itself
+  Stopping m_stopping = Stopping::no;
+  std::optional<SteadyClock::time_point> m_kill_at;
+};
+
+void apply_outcome(TaskRecord& record, int status, Stopping stopping, const LaunchRequest& request)
+{
+  if (WIFEXITED(status)) {
+    record.exit_code = WEXITSTATUS(status);
+    record.signal.reset();
+  } else if (WIFSIGNALED(status)) {
+    record.exit_code.reset();
+    record.signal = WTERMSIG(status);
+  }
+  if (stopping == Stopping::cancel) {
+    finish_record(record, TaskState::cancelled, "cancelled on request");
+  } else if (stopping == Stopping::timeout) {
+    finish_record(record, TaskState::timed_out,
+                  "timed out after " + format_duration(request.timeout.value_or(Milliseconds(0))));
+  } else if (record.exit_code == 0) {
+    finish_record(record, TaskState::succeeded, std::nullopt);
+  } else if (record.exit_code) {
+    finish_record(record, TaskState::failed, "exited with status " + std::to_string(*record.exit_code));
+  } else {
+    finish_record(record, TaskState::failed, "killed by " + signal_name(record.signal.value_or(0)));
+  }
+}
+
+} // namespace
+
+void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
+{
+  ::setsid();
+  if (std::getenv("BGTASK_TEST_STOP_SUPERVISOR") != nullptr) {
+    // Test seam: stops here so a crash test can attach a tracer to the supervisor alone.
+    ::unsetenv("BGTASK_TEST_STOP_SUPERVISOR");
+    ::raise(SIGSTOP);
+  }
+  redirect_stdio_to_null();
+  close_other_descriptors({dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get()});
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+    sigaddset(&handled, sig);
+  }
+  ::sigprocmask(SIG_BLOCK, &handled, nullptr);
+  UniqueFd signal_fd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+
+  auto& request = plan.request;
+  TaskRecord& record = request.record;
+  const auto report = [&](const std::string& line) {
+    write_fully(plan.report.get(), line);
+    plan.report.close();
+  };
+  // A task that starts has room for its final record; on a full disk it
+  // does not start.
+  if (const int err = reserve_outcome_space(plan.lock); err == ENOSPC || err == EDQUOT) {
+    if (load_record(dir, record.id).status == LoadStatus::missing) {
+      ::unlinkat(dir.fd(), output_file_name(record.id).c_str(), 0);
+      ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
+    }
+    report("1\nno room for the task's records in " + dir.path() + ": " + std::strerror(err));
+    ::_exit(1);
+  }
+
+  int go_pipe[2];
+  int error_pipe[2];
+  if (!signal_fd || ::pipe2(go_pipe, O_CLOEXEC) != 0 || ::pipe2(error_pipe, O_CLOEXEC) != 0) {
+    report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
+    ::_exit(1);
+  }
+  // --queue, --after: the queued record, then the wait for this task's turn
+  // (it reports to `start` itself); the slot is held while the command runs.
+  std::optional<DirLock> slot;
+  if (needs_gate(record)) {
+    release_unused_memory(); // the wait for a turn may be long
+    slot = wait_for_turn(dir, plan.lock, record, signal_fd.get(), report);
+  }
+  // With --max-output the command writes to a pipe that the supervisor
+  // copies from; without, straight to ID.output (which then survives the
+  // supervisor's death without SIGPIPE for the command).
+  std::optional<OutputCapture> capture;
+  UniqueFd capture_input;
+  if (request.max_output) {
+    int output_pipe[2];
+    if (::pipe2(output_pipe, O_CLOEXEC) != 0) {
+      report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
+      ::_exit(1);
+    }
+    capture.emplace(UniqueFd(output_pipe[0]), plan.output.get(), *request.max_output);
+    capture_input = UniqueFd(output_pipe[1]);
+  }
+  const int command_output = capture ? capture_input.get() : plan.output.get();
+  auto env = build_environment(request, dir.path());
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(go_pipe[1]);
+    ::close(error_pipe[0]);
+    exec_command(request, std::move(env), go_pipe[0], error_pipe[1], command_output,
+                 plan.caller_umask);
+  }
+  capture_input.close();
+  ::close(go_pipe[0]);
+  ::close(error_pipe[1]);
+  UniqueFd go(go_pipe[1]);
+  UniqueFd exec_errors(error_pipe[0]);
+  if (child < 0) {
+    report("1\ncannot fork: " + std::string(std::strerror(errno)));
+    ::_exit(1);
+  }
+  ::setpgid(child, child);
+
+  if (!record.owner) {
+    record.owner = OwnerIdentity{::getpid(), random_token(),
+                                 read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
+                                 current_boot_id(), current_host_name()};
+  }
+  record.child = ChildIdentity{child, child, read_process_stat(child).value_or(ProcessStat{}).start_time};
+  record.state = TaskState::running;
+  record.started_at = now();
+  add_event(record, "started");
+  try {
+    save_started_record(dir, plan.lock, record);
+  } catch (const Error& e) {
+    ::kill(child, SIGKILL);
+    if (load_record(dir, record.id).status == LoadStatus::missing) {
+      // No record names the task: leave nothing of it behind.
+      ::unlinkat(dir.fd(), output_file_name(record.id).c_str(), 0);
+      ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
+    }
+    report(std::string("1\n") + e.what());
+    ::_exit(1);
+  }
+
+  write_fully(go.get(), "g");
+  go.close();
+  ExecFailure failure{};
+  ssize_t got = 0;
+  while ((got = ::read(exec_errors.get(), &failure, sizeof(failure))) < 0 && errno == EINTR) {
+  }
+  exec_errors.close();
+  if (got == static_cast<ssize_t>(sizeof(failure))) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+    const auto reason = describe_exec_failure(request, failure);
+    update_record(dir, plan.lock, record,
+                  [&](TaskRecord& r) {
+                    r.exit_code = code;
+                    finish_record(r, TaskState::failed, reason);
+                  },
+                  8);
+    report(std::to_string(code) + "\n" + reason);
+    slot.reset();
+    run_exit_hook(dir, plan.lock, record);
+    ::_exit(0);
+  }
+  report("0\n");
+  release_unused_memory(); // what the CLI left behind, now that `start` has its answer
+
+  Supervision supervision(dir, plan, child, signal_fd.get(), capture ? &*capture : nullptr);
+  const int status = supervision.run();
+  slot.reset(); // the queue's next task may start once this record is final
+  struct stat st{};
+  const std::uint64_t bytes = ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  update_record(dir, plan.lock, record,
+                [&](TaskRecord& r) {
+                  r.output.bytes = bytes;
+                  if (capture) {
+                    r.output.truncated = capture->truncated();
+                    r.output.dropped_bytes = capture->dropped_bytes();
+                    if (!capture->write_error().empty()) {
+                      add_event(r, "output_error", capture->write_error());
+                    }
+                  }
+                  apply_outcome(r, status, supervision.stopping(), request);
+                },
+                12);
+  run_exit_hook(dir, plan.lock, record);
+  ::_exit(0);
+}
+
+} // namespace bgtask

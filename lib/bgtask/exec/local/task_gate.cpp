@@ -1,0 +1,448 @@
+// The wait of a queued task, inside its supervisor.
+//
+// The queue's order is the order of creation (IDs sort by it). A waiter
+// may take a slot only when no older task of its queue is waiting for one,
+// so the slots go out first come, first served; the slot locks make the
+// taking race-free, and the count of the queue's `running` records keeps a
+// command whose supervisor died (unsupervised, holding no lock) counted.
+// Records that can no longer matter (final, or of another queue) are read
+// once and then ignored, so events of unrelated tasks cost no reloading.
+
+#include <bgtask/exec/local/task_gate.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/local/exit_hook.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/cli/record_view.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_queue.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <map>
+#include <poll.h>
+#include <set>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <thread>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr Milliseconds k_safety_recheck{60000};
+constexpr Milliseconds k_min_backoff{50};
+constexpr Milliseconds k_max_backoff{1000};
+constexpr int k_final_write_attempts = 8;
+
+OwnerIdentity own_identity()
+{
+  return OwnerIdentity{::getpid(), random_token(),
+                       read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
+                       current_boot_id(), current_host_name()};
+}
+
+// Re-reads the own record under the update lock, applies `change` and saves it.
+template <typename Change>
+void update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record, Change change)
+{
+  UpdateLockGuard guard(lock);
+  auto loaded = load_record(dir, record.id);
+  if (loaded.status == LoadStatus::ok) {
+    record = std::move(loaded.record);
+  }
+  change(record);
+  save_record(dir, record);
+}
+
+// The process whose exit may change what the waiter sees: the supervisor,
+// or the command of an unsupervised task. Verified after opening.
+UniqueFd open_watched_process(const TaskRecord& record)
+{
+  if (record.owner && !record.unsupervised) {
+    UniqueFd fd = open_pidfd(record.owner->pid);
+    return fd && is_same_process(record.owner->pid, record.owner->start_time) ? std::move(fd) : UniqueFd();
+  }
+  if (record.child) {
+    UniqueFd fd = open_pidfd(record.child->pid);
+    return fd && is_same_process(record.child->pid, record.child->start_time) ? std::move(fd) : UniqueFd();
+  }
+  return UniqueFd();
+}
+
+enum class Phase { after, slot };
+
+// What the waiter knows about another task of the directory.
+struct Known
+{
+  bool settled = false;              // final or of another queue: never matters again
+  std::optional<TaskRecord> record;  // the current record of an unsettled task
+};
+
+class Gate
+{
+public:
+  Gate(const TaskDir& dir, TaskLock& lock, TaskRecord& record, int signal_fd)
+    : m_dir(dir),
+      m_lock(lock),
+      m_record(record),
+      m_signal_fd(signal_fd),
+      m_inotify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK))
+  {
+    if (m_inotify) {
+      const std::string path = "/proc/self/fd/" + std::to_string(dir.fd());
+      if (::inotify_add_watch(m_inotify.get(), path.c_str(),
+                              IN_MOVED_TO | IN_DELETE | IN_ONLYDIR | IN_EXCL_UNLINK) < 0) {
+        m_inotify.close();
+      }
+    }
+    if (record.queue) {
+      m_settings_name = queue_settings_file_name(*record.queue);
+    }
+  }
+
+  std::optional<DirLock> run()
+  {
+    m_phase = m_record.after.empty() ? Phase::slot : Phase::after;
+    for (;;) {
+      if (m_cancelled) {
+        end_without_running(TaskState::cancelled, "cancelled on request while queued");
+      }
+      std::vector<UniqueFd> watched;
+      if (m_phase == Phase::after) {
+        if (!dependencies_done(watched)) {
+          sleep(watched);
+          continue;
+        }
+        if (!m_record.queue) {
+          return std::nullopt;
+        }
+        enter_slot_phase();
+      }
+      if (auto slot = try_take_slot(watched)) {
+        return slot;
+      }
+      sleep(watched);
+    }
+  }
+
+private:
+  // True once every dependency succeeded; ends the task if one did not.
+  bool dependencies_done(std::vector<UniqueFd>& watched)
+  {
+    bool done = true;
+    for (const auto& id : m_record.after) {
+      auto loaded = load_record(m_dir, id);
+      if (loaded.status == LoadStatus::missing) {
+        end_without_running(TaskState::failed, "dependency " + id + " no longer exists");
+      }
+      if (loaded.status == LoadStatus::corrupt) {
+        end_without_running(TaskState::failed,
+                            "dependency " + id + " has a corrupt record: " + loaded.reason);
+      }
+      const TaskRecord dependency = reconcile_record(m_dir, std::move(loaded.record));
+      if (!is_final(dependency.state)) {
+        done = false;
+        watch(dependency, watched);
+      } else if (dependency.state != TaskState::succeeded) {
+        end_without_running(TaskState::failed,
+                            "dependency " + id + " did not succeed: " + state_text(dependency));
+      }
+    }
+    return done;
+  }
+
+  void enter_slot_phase()
+  {
+    m_phase = Phase::slot;
+    m_rescan = true;
+    try {
+      update_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
+        r.waiting_for = WaitingFor::slot;
+        add_event(r, "waiting", "dependencies succeeded; waiting for a slot in queue " + *r.queue);
+      });
+    } catch (const Error&) {
+      m_record.waiting_for = WaitingFor::slot; // others see it later, at the running record
+    }
+  }
+
+  // Adds the process whose exit would change `other` to `watched`; without
+  // one (what is left of an unsupervised command), the next sleep polls.
+  void watch(const TaskRecord& other, std::vector<UniqueFd>& watched)
+  {
+    if (auto fd = open_watched_process(other)) {
+      watched.push_back(std::move(fd));
+    } else {
+      m_blind = true;
+    }
+  }
+
+  // Brings what is known about the queue's tasks up to date.
+  void refresh_queue()
+  {
+    if (m_rescan || !m_inotify) {
+      for (const auto& id : scan_task_ids(m_dir)) {
+        if (id != m_record.id && m_known.find(id) == m_known.end()) {
+          m_dirty.insert(id);
+        }
+      }
+      m_rescan = false;
+    }
+    std::set<std::string> to_load;
+    to_load.swap(m_dirty);
+    for (const auto& [id, known] : m_known) {
+      if (!known.settled) {
+        to_load.insert(id);
+      }
+    }
+    for (const auto& id : to_load) {
+      auto& known = m_known[id];
+      if (known.settled) {
+        continue;
+      }
+      auto loaded = load_record(m_dir, id);
+      if (loaded.status == LoadStatus::missing) {
+        m_known.erase(id);
+        continue;
+      }
+      known.record.reset();
+      if (loaded.status != LoadStatus::ok) {
+        continue; // corrupt: read again next time, counted as nothing
+      }
+      if (loaded.record.queue != m_record.queue || is_final(loaded.record.state)) {
+        known.settled = true;
+        continue;
+      }
+      TaskRecord current = reconcile_record(m_dir, std::move(loaded.record));
+      if (is_final(current.state)) {
+        known.settled = true;
+      } else {
+        known.record = std::move(current);
+      }
+    }
+  }
+
+  std::optional<DirLock> try_take_slot(std::vector<UniqueFd>& watched)
+  {
+    refresh_queue();
+    bool ahead = false;
+    std::size_t running = 0;
+    for (const auto& [id, known] : m_known) {
+      if (!known.record) {
+        continue;
+      }
+      const TaskRecord& other = *known.record;
+      const bool waits_ahead = other.state == TaskState::queued && id < m_record.id &&
+                               other.waiting_for != WaitingFor::after;
+      if (other.state == TaskState::running) {
+        ++running;
+      }
+      ahead = ahead || waits_ahead;
+      if (other.state == TaskState::running || waits_ahead) {
+        watch(other, watched);
+      }
+    }
+    const std::size_t slots = load_queue_settings(m_dir, *m_record.queue).slots;
+    if (ahead || running >= slots) {
+      return std::nullopt;
+    }
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+      try {
+        if (auto lock = DirLock::try_acquire(m_dir, queue_slot_file_name(*m_record.queue, slot))) {
+          return lock;
+        }
+      } catch (const Error&) {
+        // an unusable slot file: try the next slot
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Sleeps until something the waiter depends on may have changed.
+  void sleep(const std::vector<UniqueFd>& watched)
+  {
+    std::vector<pollfd> fds;
+    fds.push_back(pollfd{m_signal_fd, POLLIN, 0});
+    if (m_inotify) {
+      fds.push_back(pollfd{m_inotify.get(), POLLIN, 0});
+    }
+    const std::size_t first_process = fds.size();
+    for (const auto& fd : watched) {
+      fds.push_back(pollfd{fd.get(), POLLIN, 0});
+    }
+    const bool polling = !m_inotify || m_blind;
+    const Milliseconds wait = polling ? m_backoff : k_safety_recheck;
+    m_backoff = polling ? std::min(m_backoff * 2, k_max_backoff) : k_min_backoff;
+    m_blind = false;
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + wait;
+    for (;;) {
+      const auto left = std::chrono::ceil<Milliseconds>(until - Clock::now());
+      const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+      if (ready < 0 && errno == EINTR) {
+        continue;
+      }
+      if (ready <= 0) {
+        m_rescan = m_rescan || !polling;
+        return;
+      }
+      if ((fds[0].revents & POLLIN) != 0 && read_signals()) {
+        return;
+      }
+      const bool process_exited = std::any_of(fds.begin() + static_cast<long>(first_process), fds.end(),
+                                              [](const pollfd& p) { return p.revents != 0; });
+      if (process_exited) {
+        return;
+      }
+      if (m_inotify && (fds[1].revents & POLLIN) != 0 && drain_relevant()) {
+        return;
+      }
+    }
+  }
+
+  // Reads pending signals; true if one asks to cancel (anything but SIGCHLD).
+  bool read_signals()
+  {
+    signalfd_siginfo info{};
+    while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {
+      if (info.ssi_signo != SIGCHLD) {
+        m_cancelled = true;
+      }
+    }
+    return m_cancelled;
+  }
+
+  bool relevant_id(const std::string& id) const
+  {
+    if (id == m_record.id) {
+      return false;
+    }
+    if (m_phase == Phase::after) {
+      return std::find(m_record.after.begin(), m_record.after.end(), id) != m_record.after.end();
+    }
+    const auto it = m_known.find(id);
+    return it == m_known.end() || !it->second.settled;
+  }
+
+  // Reads pending inotify events; true if one may matter to this waiter.
+  bool drain_relevant()
+  {
+    alignas(inotify_event) std::array<char, 16384> buffer{};
+    bool relevant = false;
+    ssize_t n = 0;
+    while ((n = ::read(m_inotify.get(), buffer.data(), buffer.size())) > 0) {
+      for (ssize_t at = 0; at < n;) {
+        const auto* event = reinterpret_cast<const inotify_event*>(buffer.data() + at);
+        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+        if ((event->mask & IN_Q_OVERFLOW) != 0) {
+          m_rescan = true;
+          relevant = true;
+          continue;
+        }
+        const std::string name(event->len > 0 ? event->name : "");
+        if (m_phase == Phase::slot && name == m_settings_name) {
+          relevant = true;
+          continue;
+        }
+        const auto file = parse_task_file_name(name);
+        if (file && file->kind == TaskFileKind::status && relevant_id(file->id)) {
+          if (m_phase == Phase::slot) {
+            m_dirty.insert(file->id);
+          }
+          relevant = true;
+        }
+      }
+    }
+    return relevant;
+  }
+
+  [[noreturn]] void end_without_running(TaskState state, const std::string& reason)
+  {
+    for (int attempt = 0; attempt < k_final_write_attempts; ++attempt) {
+      try {
+        update_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
+          r.waiting_for.reset();
+          finish_record(r, state, reason);
+        });
+        break;
+      } catch (const Error&) {
+        std::this_thread::sleep_for(Milliseconds(50 << attempt));
+      }
+    }
+    run_exit_hook(m_dir, m_lock, m_record);
+    ::_exit(0);
+  }
+
+  const TaskDir& m_dir;
+  TaskLock& m_lock;
+  TaskRecord& m_record;
+  int m_signal_fd;
+  UniqueFd m_inotify;
+  std::string m_settings_name;
+  Phase m_phase = Phase::after;
+  bool m_cancelled = false;
+  bool m_rescan = true;
+  bool m_blind = false; // a task waited behind has no process to watch
+  Milliseconds m_backoff = k_min_backoff;
+  std::set<std::string> m_dirty;
+  std::map<std::string, Known> m_known;
+};
+
+} // namespace
+
+bool needs_gate(const TaskRecord& record)
+{
+  return record.queue.has_value() || !record.after.empty();
+}
+
+std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+                                     int signal_fd,
+                                     const std::function<void(const std::string&)>& report)
+{
+  record.owner = own_identity();
+  record.state = TaskState::queued;
+  record.waiting_for = record.after.empty() ? WaitingFor::slot : WaitingFor::after;
+  add_event(record, "queued",
+            record.after.empty() ? "waiting for a slot in queue " + *record.queue
+                                 : "waiting for " + std::to_string(record.after.size()) +
+                                     (record.after.size() == 1 ? " task" : " tasks"));
+  try {
+    UpdateLockGuard guard(lock);
+    save_record(dir, record);
+  } catch (const Error& e) {
+    report(std::string("1\n") + e.what());
+    ::_exit(1);
+  }
+  report("0\n");
+  return Gate(dir, lock, record, signal_fd).run();
+}
+
+void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
+{
+  // Under the update lock like every other write, so a concurrent cleanup
+  // never takes the temp of this record for an abandoned one.
+  UpdateLockGuard guard(lock);
+  if (!record.waiting_for) {
+    save_record(dir, record);
+    return;
+  }
+  auto loaded = load_record(dir, record.id);
+  if (loaded.status == LoadStatus::ok) {
+    record.generation = loaded.record.generation;
+    record.cancel_request = loaded.record.cancel_request;
+    record.progress = loaded.record.progress;
+    record.events = std::move(loaded.record.events);
+    add_event(record, "started");
+  }
+  record.waiting_for.reset();
+  save_record(dir, record);
+}
+
+} // namespace bgtask

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/task_lock.hpp>
+#include <bgtask/core/task_record.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace bgtask {
+
+class TaskDir;
+
+// True if a task must wait before its command may start: it names
+// dependencies (--after) or a queue (--queue).
+bool needs_gate(const TaskRecord& record);
+
+// In the supervisor of such a task, before the command is forked:
+// 1. writes the `queued` record (owner: this process) and calls `report`
+//    with "0\n", so `start` prints the ID once the record is durable (or
+//    with "1\n<reason>" and exits the process if it cannot be written);
+// 2. waits until every --after task has succeeded;
+// 3. with a queue, waits until this task is the oldest of the queue's
+//    tasks waiting for a slot, fewer tasks of the queue run than it has
+//    slots, and it holds a free slot lock (task_queue.hpp).
+// It sleeps on `signal_fd`, an inotify watch of the directory and a pidfd
+// per supervisor it waits behind, with a safety re-check every 60 s. It
+// polls (50 ms to 1 s backoff) only where inotify is missing or while a
+// task it waits behind has no process to watch (an unsupervised command
+// whose leader exited before the rest of its group). Records it looks at are
+// reconciled, so a queued task whose supervisor died turns `lost` and
+// stops holding the queue up; a dead supervisor never held a slot.
+// Returns the slot (if any) once the command may start; it must stay
+// alive until the command has exited. If a signal arrives on `signal_fd`
+// (cancel) or a dependency ends without success, records the task as
+// `cancelled` or `failed` without running it, runs its --on-exit hook and
+// exits the process.
+std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+                                     int signal_fd,
+                                     const std::function<void(const std::string&)>& report);
+
+// Saves the first `running` record, under the update lock. For a task that
+// waited (its `waiting_for` is set), first re-reads the record and keeps
+// what others wrote meanwhile (cancel request, progress, events), and
+// clears `waiting_for`. Throws Error(failure).
+void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record);
+
+} // namespace bgtask

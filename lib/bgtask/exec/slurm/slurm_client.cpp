@@ -1,0 +1,221 @@
+#include <bgtask/exec/slurm/slurm_client.hpp>
+
+#include <bgtask/util/error.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace bgtask {
+
+namespace {
+
+constexpr Milliseconds k_default_timeout{10000};
+
+bool mentions(const ClientResult& result, std::string_view text)
+{
+  return result.err.find(text) != std::string::npos || result.out.find(text) != std::string::npos;
+}
+
+std::string join(const std::vector<std::string>& parts, char separator)
+{
+  std::string text;
+  for (const auto& part : parts) {
+    if (!text.empty()) {
+      text += separator;
+    }
+    text += part;
+  }
+  return text;
+}
+
+std::string slurm_local_time(TimePoint time)
+{
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm tm{};
+  ::localtime_r(&seconds, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%S", &tm);
+  return buffer;
+}
+
+ClientResult run_slurm(std::vector<std::string> argv)
+{
+  ClientCall call;
+  call.argv = std::move(argv);
+  call.timeout = slurm_client_timeout();
+  return run_client(call);
+}
+
+// Keeps the jobs of `wanted`, the last line of each job id and name (a
+// requeued job has several; after a controller lost its state, one id can
+// name several jobs).
+std::vector<SlurmJobInfo> keep_wanted(std::vector<SlurmJobInfo> jobs,
+                                      const std::set<std::string>& wanted)
+{
+  std::map<std::pair<std::string, std::string>, SlurmJobInfo> last;
+  for (auto& job : jobs) {
+    if (wanted.count(job.job_id) != 0) {
+      auto key = std::pair(job.job_id, job.name);
+      last[std::move(key)] = std::move(job);
+    }
+  }
+  std::vector<SlurmJobInfo> kept;
+  for (auto& [id, job] : last) {
+    kept.push_back(std::move(job));
+  }
+  return kept;
+}
+
+// Reads the jobcomp/filetxt log itself; nullopt with `problem` set if it
+// cannot be read.
+std::optional<std::vector<SlurmJobInfo>> read_jobcomp_log(const std::string& path,
+                                                          const std::set<std::string>& wanted,
+                                                          std::string& problem)
+{
+  std::ifstream in(path);
+  if (!in) {
+    problem = "cannot read " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  std::vector<SlurmJobInfo> jobs;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto space = line.find(' ');
+    if (!line.starts_with("JobId=") || space == std::string::npos ||
+        wanted.count(line.substr(6, space - 6)) == 0) {
+      continue;
+    }
+    if (auto job = parse_jobcomp_line(line)) {
+      jobs.push_back(std::move(*job));
+    }
+  }
+  if (in.bad()) {
+    problem = "cannot read " + path;
+    return std::nullopt;
+  }
+  return keep_wanted(std::move(jobs), wanted);
+}
+
+} // namespace
+
+Milliseconds slurm_client_timeout()
+{
+  const char* text = std::getenv("BGTASK_SLURM_TIMEOUT");
+  if (text == nullptr || *text == '\0') {
+    return k_default_timeout;
+  }
+  try {
+    const auto timeout = parse_duration(text);
+    return timeout.count() > 0 ? timeout : k_default_timeout;
+  } catch (const Error& e) {
+    throw_usage(std::string("BGTASK_SLURM_TIMEOUT: ") + e.what());
+  }
+}
+
+SlurmAnswer<SlurmConfig> query_slurm_config()
+{
+  const auto result = run_slurm({"scontrol", "show", "config"});
+  if (result.end != ClientEnd::exited || result.exit_code != 0) {
+    return {std::nullopt, client_message(result)};
+  }
+  SlurmConfig config;
+  for (const auto& [key, value] : parse_slurm_config(result.out)) {
+    if (key == "ClusterName") {
+      config.cluster = value;
+    } else if (key == "AccountingStorageType") {
+      config.accounting_storage = value;
+    } else if (key == "JobCompType") {
+      config.jobcomp_type = value;
+    } else if (key == "JobCompLoc") {
+      config.jobcomp_location = value;
+    }
+  }
+  if (config.cluster.empty()) {
+    return {std::nullopt, "scontrol show config printed no ClusterName"};
+  }
+  return {config, {}};
+}
+
+SlurmAnswer<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids)
+{
+  std::vector<std::string> argv{"scontrol", "show", "job", "-o"};
+  if (job_ids.size() == 1) {
+    argv.push_back(job_ids.front());
+  }
+  const auto result = run_slurm(argv);
+  if (result.end != ClientEnd::exited) {
+    return {std::nullopt, client_message(result)};
+  }
+  if (result.exit_code != 0) {
+    // Asked for one job the controller no longer holds.
+    if (job_ids.size() == 1 && mentions(result, "Invalid job id specified")) {
+      return {std::vector<SlurmJobInfo>{}, {}};
+    }
+    return {std::nullopt, client_message(result)};
+  }
+  const std::set<std::string> wanted(job_ids.begin(), job_ids.end());
+  return {keep_wanted(parse_scontrol_jobs(result.out), wanted), {}};
+}
+
+SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
+                                                const std::vector<std::string>& job_ids,
+                                                TimePoint since)
+{
+  const std::set<std::string> wanted(job_ids.begin(), job_ids.end());
+  const std::vector<std::string> common{"-X", "-n", "-P", "-j", join(job_ids, ','),
+                                        "-S", slurm_local_time(since - std::chrono::hours(24)),
+                                        "-o", std::string(k_sacct_fields)};
+  if (!config.accounting_storage.empty() && config.accounting_storage != "accounting_storage/none") {
+    std::vector<std::string> argv{"sacct"};
+    argv.insert(argv.end(), common.begin(), common.end());
+    const auto result = run_slurm(argv);
+    if (result.end == ClientEnd::exited && result.exit_code == 0) {
+      return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "accounting"}, {}};
+    }
+    if (!mentions(result, "accounting storage is disabled")) {
+      return {std::nullopt, client_message(result)};
+    }
+  }
+  if (config.jobcomp_type != "jobcomp/filetxt" || config.jobcomp_location.empty()) {
+    return {AccountingRecords{{}, {}}, {}};
+  }
+  std::vector<std::string> argv{"sacct", "-c"};
+  argv.insert(argv.end(), common.begin(), common.end());
+  const auto result = run_slurm(argv);
+  if (result.end == ClientEnd::exited && result.exit_code == 0) {
+    return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "the jobcomp log"}, {}};
+  }
+  if (result.end == ClientEnd::timed_out) {
+    return {std::nullopt, client_message(result)};
+  }
+  // `sacct -c` opens the log for writing, which only Slurm's user may: read
+  // it ourselves.
+  std::string problem;
+  auto jobs = read_jobcomp_log(config.jobcomp_location, wanted, problem);
+  if (!jobs) {
+    return {std::nullopt, problem};
+  }
+  return {AccountingRecords{std::move(*jobs), "the jobcomp log"}, {}};
+}
+
+std::optional<std::string> cancel_slurm_job(const std::string& job_id, const std::string& job_name)
+{
+  const auto result = run_slurm({"scancel", "--name=" + job_name, job_id});
+  if (result.end != ClientEnd::exited) {
+    return client_message(result);
+  }
+  if (result.exit_code == 0 || mentions(result, "Invalid job id") ||
+      mentions(result, "already completing or completed")) {
+    return std::nullopt;
+  }
+  return client_message(result);
+}
+
+} // namespace bgtask

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <bgtask/proc/client_process.hpp>
+#include <bgtask/exec/slurm/slurm_job.hpp>
+#include <bgtask/util/timestamp.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bgtask {
+
+// The Slurm client programs bgtask calls, each with a deadline
+// (client_process.hpp), and what their answers mean. Nothing here writes
+// records.
+
+// The deadline of every query: $BGTASK_SLURM_TIMEOUT (a duration, e.g.
+// `3s`) or 10 s. Throws Error(usage) for a malformed value.
+Milliseconds slurm_client_timeout();
+
+// The parts of `scontrol show config` bgtask uses.
+struct SlurmConfig
+{
+  std::string cluster;            // ClusterName
+  std::string accounting_storage; // AccountingStorageType, e.g. accounting_storage/slurmdbd
+  std::string jobcomp_type;       // JobCompType, e.g. jobcomp/filetxt
+  std::string jobcomp_location;   // JobCompLoc
+};
+
+// An answer, or why there is none (`problem`: the client's own message, or
+// that it did not answer in time).
+template <typename T> struct SlurmAnswer
+{
+  std::optional<T> value;
+  std::string problem;
+};
+
+// `scontrol show config`.
+SlurmAnswer<SlurmConfig> query_slurm_config();
+
+// `scontrol show job -o ID` for one job, `scontrol show job -o` (every job
+// the controller holds) for more: one call either way. A job the controller
+// no longer knows is simply absent from the answer.
+SlurmAnswer<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids);
+
+// Where finished jobs were found after the controller forgot them.
+struct AccountingRecords
+{
+  std::vector<SlurmJobInfo> jobs; // those of `job_ids` that were found
+  std::string source;             // `accounting`, `the jobcomp log`, or empty: none configured
+};
+
+// Looks `job_ids` (submitted after `since`) up in accounting, in one call:
+// `sacct` where slurmdbd stores accounting; else `sacct -c` where
+// jobcomp/filetxt is configured, falling back to reading its log (JobCompLoc)
+// directly, which is what non-root users have to do. No value on a failure
+// that says nothing about the jobs (no answer in time, unexpected errors).
+SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
+                                                const std::vector<std::string>& job_ids,
+                                                TimePoint since);
+
+// `scancel --name=NAME ID`: the name makes sure a job ID reused by another
+// job is never cancelled. An unknown or finished job is not an error.
+// Returns the problem if the request could not be delivered.
+std::optional<std::string> cancel_slurm_job(const std::string& job_id, const std::string& job_name);
+
+} // namespace bgtask

@@ -1,0 +1,324 @@
+#include <bgtask/exec/slurm/slurm_executor.hpp>
+
+#include <bgtask/proc/caller_umask.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/exec/slurm/slurm_submission.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <iostream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr Milliseconds k_first_interval{250};
+constexpr Milliseconds k_max_interval{5000};
+// sbatch is only called once the controller has answered; killing it
+// midway would leave a job bgtask may not know about, so it gets longer.
+constexpr Milliseconds k_min_submit_timeout{30000};
+
+std::uint64_t output_size(const TaskDir& dir, const std::string& id)
+{
+  struct stat st{};
+  const auto name = output_file_name(id);
+  if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+    return 0;
+  }
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+// Writes `outcome` into the record if it changes it: re-read under the
+// update lock, so a concurrent reconciler or a final record is respected.
+TaskRecord write_outcome(const TaskDir& dir, const TaskRecord& record, const SlurmOutcome& outcome)
+{
+  TaskRecord probe = record;
+  if (!apply_slurm_outcome(probe, outcome)) {
+    return record;
+  }
+  auto lock = TaskLock::open_existing(dir, record.id);
+  std::optional<UpdateLockGuard> guard;
+  if (lock) {
+    guard.emplace(*lock);
+  }
+  auto loaded = load_record(dir, record.id);
+  if (loaded.status != LoadStatus::ok) {
+    return record;
+  }
+  TaskRecord current = std::move(loaded.record);
+  if (!apply_slurm_outcome(current, outcome)) {
+    return current;
+  }
+  if (is_final(current.state)) {
+    current.output.bytes = output_size(dir, current.id);
+  }
+  save_record(dir, current);
+  return current;
+}
+
+std::string task_count(std::size_t n)
+{
+  return std::to_string(n) + (n == 1 ? " Slurm task" : " Slurm tasks");
+}
+
+} // namespace
+
+// `lock` stays owned until the record is written, so cleanup leaves the
+// task's first files alone meanwhile; nothing holds it afterwards.
+LaunchResult SlurmExecutor::launch(const TaskDir& dir, [[maybe_unused]] TaskLock lock,
+                                   LaunchRequest request)
+{
+  TaskRecord& record = request.record;
+  const std::string& id = record.id;
+  const std::string script = slurm_batch_script(request, dir.path(), caller_umask());
+  std::string problem;
+  const auto cluster = config(problem);
+  if (!cluster) {
+    throw Error(ExitCode::failure, "the Slurm controller did not answer (" + problem +
+                                     "); nothing was submitted");
+  }
+  const auto output_name = output_file_name(id);
+  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
+                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!output) {
+    throw_system("cannot create " + dir.file_path(output_name), errno);
+  }
+  output.close();
+
+  ClientCall call;
+  call.argv = sbatch_arguments(request, dir.file_path(output_name));
+  call.input = script;
+  call.env_additions = request.env_additions;
+  call.timeout = std::max(slurm_client_timeout(), k_min_submit_timeout);
+  const ClientResult result = run_client(call);
+
+  record.executor = "slurm";
+  record.owner.reset();
+  record.child.reset();
+  const auto job = result.end == ClientEnd::exited && result.exit_code == 0
+                     ? parse_sbatch_output(result.out)
+                     : std::nullopt;
+  if (job) {
+    record.slurm = *job;
+    if (!record.slurm->cluster) {
+      record.slurm->cluster = cluster->cluster;
+    }
+    record.state = TaskState::queued;
+    add_event(record, "submitted", "Slurm job " + job->job_id + " on cluster " + *record.slurm->cluster);
+    try {
+      save_record(dir, record);
+    } catch (const Error&) {
+      cancel_slurm_job(job->job_id, slurm_job_name(id));
+      throw;
+    }
+    return {};
+  }
+  LaunchResult launch_result;
+  if (result.end == ClientEnd::timed_out) {
+    launch_result.exit_code = static_cast<int>(ExitCode::lost);
+    launch_result.error = result.error + "; a Slurm job named " + slurm_job_name(id) +
+                          " may have been submitted";
+    finish_record(record, TaskState::lost, launch_result.error);
+  } else {
+    launch_result.exit_code = static_cast<int>(ExitCode::failure);
+    launch_result.error = result.end == ClientEnd::exited && result.exit_code == 0
+                            ? "sbatch printed no job id: " + client_message(result)
+                            : "sbatch refused the job: " + client_message(result);
+    finish_record(record, TaskState::failed, launch_result.error);
+  }
+  save_record(dir, record);
+  return launch_result;
+}
+
+void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)
+{
+  std::vector<WantedJob> jobs;
+  std::optional<TimePoint> since;
+  for (const auto& record : records) {
+    if (!is_final(record.state) && record.slurm) {
+      jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster});
+      since = std::min(since.value_or(record.created_at), record.created_at);
+    }
+  }
+  if (jobs.empty()) {
+    return;
+  }
+  const bool due = !m_asked_at || Clock::now() >= *m_asked_at + m_interval;
+  const bool unseen = std::any_of(jobs.begin(), jobs.end(),
+                                  [&](const WantedJob& job) { return m_seen.count(job.task_id) == 0; });
+  if (due || unseen) {
+    m_changed = false;
+    if (!observe(jobs, *since)) {
+      for (const auto& job : jobs) {
+        m_seen.try_emplace(job.task_id, std::nullopt);
+      }
+    }
+    m_asked_at = Clock::now();
+    m_interval = m_changed ? k_first_interval : std::min(m_interval * 2, k_max_interval);
+  }
+  for (auto& record : records) {
+    const auto seen = m_seen.find(record.id);
+    if (!is_final(record.state) && record.slurm && seen != m_seen.end() && seen->second) {
+      record = write_outcome(dir, record, *seen->second);
+    }
+  }
+}
+
+bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
+{
+  std::vector<std::string> ids;
+  for (const auto& job : jobs) {
+    if (std::find(ids.begin(), ids.end(), job.job_id) == ids.end()) {
+      ids.push_back(job.job_id);
+    }
+  }
+  const auto answer = query_controller(ids);
+  if (!answer.value) {
+    warn("controller", "the Slurm controller did not answer (" + answer.problem + "); " +
+                         task_count(jobs.size()) + " left as last recorded");
+    return false;
+  }
+  std::vector<WantedJob> forgotten;
+  for (const auto& wanted : jobs) {
+    // Only a job of the task's name is the task's: the same id may name
+    // another job (the controller lost its state, or the record comes from
+    // another cluster).
+    const auto found = std::find_if(answer.value->begin(), answer.value->end(), [&](const SlurmJobInfo& job) {
+      return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
+    });
+    if (found != answer.value->end()) {
+      remember(wanted.task_id, slurm_outcome(*found));
+    } else {
+      forgotten.push_back(wanted);
+    }
+  }
+  return forgotten.empty() || observe_forgotten(forgotten, since);
+}
+
+bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePoint since)
+{
+  std::string problem;
+  const auto current = config(problem);
+  if (!current) {
+    warn("controller", "the Slurm controller did not answer (" + problem + "); " +
+                         task_count(jobs.size()) + " left as last recorded");
+    return false;
+  }
+  std::vector<WantedJob> ours;
+  std::vector<std::string> ids;
+  for (const auto& wanted : jobs) {
+    if (wanted.cluster && *wanted.cluster != current->cluster) {
+      remember(wanted.task_id, std::nullopt); // another cluster's job: not ours to judge
+      continue;
+    }
+    ours.push_back(wanted);
+    if (std::find(ids.begin(), ids.end(), wanted.job_id) == ids.end()) {
+      ids.push_back(wanted.job_id);
+    }
+  }
+  if (ours.empty()) {
+    return true;
+  }
+  const auto accounting = query_accounting(*current, ids, since);
+  if (!accounting.value) {
+    warn("accounting", "Slurm accounting did not answer (" + accounting.problem + "); " +
+                         task_count(ours.size()) + " the controller no longer knows left as last recorded");
+    return false;
+  }
+  const auto& found_jobs = accounting.value->jobs;
+  for (const auto& wanted : ours) {
+    const auto found = std::find_if(found_jobs.begin(), found_jobs.end(), [&](const SlurmJobInfo& job) {
+      return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
+    });
+    if (found != found_jobs.end()) {
+      remember(wanted.task_id, slurm_outcome(*found));
+    } else if (accounting.value->source.empty()) {
+      remember(wanted.task_id, vanished_job_outcome("Slurm no longer knows job " + wanted.job_id +
+                                                    " and no accounting is configured to ask"));
+    } else {
+      remember(wanted.task_id, vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
+                                                    accounting.value->source + " has no record of it"));
+    }
+  }
+  return true;
+}
+
+void SlurmExecutor::remember(const std::string& task_id, std::optional<SlurmOutcome> outcome)
+{
+  const auto previous = m_seen.find(task_id);
+  const auto state_of = [](const std::optional<SlurmOutcome>& o) {
+    return o ? std::optional(o->state) : std::nullopt;
+  };
+  if (previous == m_seen.end() || state_of(previous->second) != state_of(outcome)) {
+    m_changed = true;
+  }
+  m_seen.insert_or_assign(task_id, std::move(outcome));
+}
+
+std::optional<SlurmConfig> SlurmExecutor::config(std::string& problem)
+{
+  if (!m_config) {
+    auto answer = query_slurm_config();
+    if (!answer.value) {
+      problem = answer.problem;
+      return std::nullopt;
+    }
+    m_config = std::move(answer.value);
+  }
+  return m_config;
+}
+
+void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
+                           CancelAttempt attempt)
+{
+  if (!record.slurm || is_final(record.state)) {
+    return;
+  }
+  const std::string& job_id = record.slurm->job_id;
+  if (attempt == CancelAttempt::first) {
+    auto lock = TaskLock::open_existing(dir, record.id);
+    std::optional<UpdateLockGuard> guard;
+    if (lock) {
+      guard.emplace(*lock);
+    }
+    auto loaded = load_record(dir, record.id);
+    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+      return;
+    }
+    loaded.record.cancel_request = CancelRequest{now(), to_seconds(grace)};
+    add_event(loaded.record, "cancel_requested", "scancel of Slurm job " + job_id);
+    save_record(dir, loaded.record);
+  }
+  if (const auto problem = cancel_slurm_job(job_id, slurm_job_name(record.id))) {
+    throw Error(ExitCode::failure, "cannot cancel Slurm job " + job_id + " of task " + record.id +
+                                     ": " + *problem);
+  }
+  // Look again soon: the job ends within moments of scancel.
+  m_seen.erase(record.id);
+  m_interval = k_first_interval;
+}
+
+std::optional<Milliseconds> SlurmExecutor::recheck_interval() const
+{
+  if (!m_asked_at) {
+    return Milliseconds(0);
+  }
+  const auto left = std::chrono::ceil<Milliseconds>(*m_asked_at + m_interval - Clock::now());
+  return std::max(left, Milliseconds(0));
+}
+
+void SlurmExecutor::warn(std::string_view kind, const std::string& message)
+{
+  if (m_warned.insert(std::string(kind)).second) {
+    std::cerr << "bgtask: warning: " << escape_for_terminal(message, KeepNewlines::no) << '\n';
+  }
+}
+
+} // namespace bgtask

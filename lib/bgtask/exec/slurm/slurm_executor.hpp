@@ -1,0 +1,83 @@
+#pragma once
+
+#include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/slurm/slurm_client.hpp>
+#include <bgtask/exec/slurm/slurm_outcome.hpp>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+// Runs each task as a Slurm batch job (`start --executor slurm`). The record
+// names the job (`slurm`: job id and cluster) and never a local process;
+// the job itself writes `ID.output`, so the task directory must be on
+// storage shared with the nodes. The controller is the source of truth:
+// reconcile asks it (then accounting, for jobs it has forgotten) and
+// rewrites records whose state changed, under the task's update lock.
+//
+// One instance per process (executor_for). It remembers what the
+// controller said for a while, so that a waiter's repeated reconciliations
+// ask again only after a backoff (250 ms doubling to 5 s, back to 250 ms
+// whenever a job changes state), and it warns about an unreachable
+// controller once per process.
+class SlurmExecutor final : public Executor
+{
+public:
+  // Checks the controller answers (and learns its cluster name), creates
+  // `ID.output`, submits the batch script with sbatch (slurm_submission.hpp)
+  // and writes the record as `queued` with the job id. A rejected submission
+  // is recorded as failed; one sbatch did not finish in time as lost (the job
+  // may exist: its name is bgtask-ID).
+  LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) override;
+
+  void reconcile(const TaskDir& dir, std::vector<TaskRecord>& records) override;
+
+  // scancel (Slurm signals, then kills after its KillWait; `grace` does not
+  // apply). The first attempt records the cancel request.
+  void cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
+              CancelAttempt attempt) override;
+
+  // The time left until the controller may be asked again.
+  std::optional<Milliseconds> recheck_interval() const override;
+
+private:
+  using Clock = std::chrono::steady_clock;
+
+  // An unfinished task's job, as its record names it.
+  struct WantedJob
+  {
+    std::string task_id;
+    std::string job_id;
+    std::optional<std::string> cluster;
+  };
+
+  // Asks the controller (then accounting, for jobs it does not hold under
+  // the task's job name) about `jobs` and fills m_seen; false if no answer
+  // came (warned about). `since`: the oldest task's creation time.
+  bool observe(const std::vector<WantedJob>& jobs, TimePoint since);
+
+  // Looks jobs the controller does not know up in accounting.
+  bool observe_forgotten(const std::vector<WantedJob>& jobs, TimePoint since);
+
+  void remember(const std::string& task_id, std::optional<SlurmOutcome> outcome);
+
+  std::optional<SlurmConfig> config(std::string& problem);
+
+  // Prints `message` on stderr as a warning, once per process for each `kind`.
+  void warn(std::string_view kind, const std::string& message);
+
+  // What was last learnt about each task's job, by task id. No outcome:
+  // nothing to change (an unknown state, another cluster's job, no answer).
+  std::map<std::string, std::optional<SlurmOutcome>> m_seen;
+  std::optional<Clock::time_point> m_asked_at;
+  Milliseconds m_interval{250};
+  bool m_changed = false; // an observation in the current round differed from the last
+  std::optional<SlurmConfig> m_config;
+  std::set<std::string> m_warned;
+};
+
+} // namespace bgtask

@@ -1,0 +1,212 @@
+#include <bgtask/exec/slurm/slurm_outcome.hpp>
+
+#include <bgtask/util/duration.hpp>
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <ctime>
+
+namespace bgtask {
+
+namespace {
+
+template <std::size_t N> bool one_of(std::string_view state, const std::array<std::string_view, N>& names)
+{
+  for (const auto name : names) {
+    if (state == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr std::array<std::string_view, 6> k_queued_states{
+  "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "CONFIGURING"};
+constexpr std::array<std::string_view, 7> k_running_states{
+  "RUNNING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING"};
+constexpr std::array<std::string_view, 6> k_failure_states{
+  "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT"};
+
+std::optional<int> parse_int(std::string_view text)
+{
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::string signal_text(int sig)
+{
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// A node list that names a node: not empty, `(null)` or `None assigned`.
+bool ran_somewhere(std::string_view nodes)
+{
+  return !nodes.empty() && nodes != "(null)" && !nodes.starts_with("None");
+}
+
+// Sets exit_code and signal from `code:signal`; true if either is non-zero.
+bool take_exit_status(SlurmOutcome& outcome, std::string_view exit_code)
+{
+  const auto status = parse_slurm_exit_code(exit_code);
+  if (!status) {
+    return false;
+  }
+  if (status->second != 0) {
+    outcome.signal = status->second;
+  } else if (status->first != 0) {
+    outcome.exit_code = status->first;
+  }
+  return status->first != 0 || status->second != 0;
+}
+
+void set_duration(TaskRecord& record)
+{
+  if (record.started_at && record.finished_at && *record.finished_at >= *record.started_at) {
+    record.duration_s = static_cast<double>((*record.finished_at - *record.started_at).count()) / 1000.0;
+  }
+}
+
+} // namespace
+
+std::optional<TimePoint> parse_slurm_time(std::string_view text)
+{
+  if (text.size() != 19) {
+    return std::nullopt;
+  }
+  const std::string copy(text);
+  std::tm tm{};
+  const char* end = ::strptime(copy.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (end == nullptr || *end != '\0') {
+    return std::nullopt;
+  }
+  tm.tm_isdst = -1;
+  const std::time_t seconds = std::mktime(&tm);
+  if (seconds == static_cast<std::time_t>(-1)) {
+    return std::nullopt;
+  }
+  return std::chrono::time_point_cast<std::chrono::milliseconds>(
+    std::chrono::system_clock::from_time_t(seconds));
+}
+
+std::optional<std::pair<int, int>> parse_slurm_exit_code(std::string_view text)
+{
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const auto code = parse_int(text.substr(0, colon));
+  const auto sig = parse_int(text.substr(colon + 1));
+  if (!code || !sig) {
+    return std::nullopt;
+  }
+  return std::pair(*code, *sig);
+}
+
+std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job)
+{
+  SlurmOutcome outcome;
+  const std::string_view state = job.state;
+  if (ran_somewhere(job.node_list)) {
+    outcome.node = job.node_list;
+    outcome.started_at = parse_slurm_time(job.start_time);
+  }
+  if (one_of(state, k_queued_states)) {
+    outcome.state = TaskState::queued;
+    outcome.started_at.reset();
+    return outcome;
+  }
+  if (one_of(state, k_running_states)) {
+    outcome.state = TaskState::running;
+    return outcome;
+  }
+  outcome.finished_at = parse_slurm_time(job.end_time);
+  if (state == "COMPLETED") {
+    outcome.state = TaskState::succeeded;
+    outcome.exit_code = 0;
+  } else if (state == "FAILED") {
+    outcome.state = TaskState::failed;
+    take_exit_status(outcome, job.exit_code);
+    if (outcome.signal) {
+      outcome.reason = "killed by " + signal_text(*outcome.signal);
+    } else if (outcome.exit_code) {
+      outcome.reason = "exited with status " + std::to_string(*outcome.exit_code);
+    } else {
+      outcome.reason = "Slurm state FAILED";
+      if (!job.reason.empty() && job.reason != "None") {
+        outcome.reason += " (" + job.reason + ")";
+      }
+    }
+  } else if (state == "CANCELLED") {
+    outcome.state = TaskState::cancelled;
+    take_exit_status(outcome, job.exit_code);
+    outcome.reason = "cancelled in Slurm";
+  } else if (state == "TIMEOUT") {
+    outcome.state = TaskState::timed_out;
+    take_exit_status(outcome, job.exit_code);
+    outcome.reason = "Slurm time limit reached";
+  } else if (one_of(state, k_failure_states)) {
+    outcome.state = TaskState::failed;
+    take_exit_status(outcome, job.exit_code);
+    outcome.reason = "Slurm state " + job.state;
+  } else {
+    return std::nullopt;
+  }
+  return outcome;
+}
+
+SlurmOutcome vanished_job_outcome(std::string reason)
+{
+  SlurmOutcome outcome;
+  outcome.state = TaskState::lost;
+  outcome.reason = std::move(reason);
+  return outcome;
+}
+
+bool apply_slurm_outcome(TaskRecord& record, const SlurmOutcome& outcome)
+{
+  if (is_final(record.state)) {
+    return false;
+  }
+  const std::string job = record.slurm ? "Slurm job " + record.slurm->job_id : "Slurm job";
+  if (!is_final(outcome.state)) {
+    if (record.state == outcome.state) {
+      return false;
+    }
+    record.state = outcome.state;
+    if (outcome.state == TaskState::running) {
+      record.started_at = outcome.started_at.value_or(now());
+      add_event(record, "started", job + (outcome.node.empty() ? "" : " on " + outcome.node));
+    } else {
+      add_event(record, "requeued", job + " is pending again");
+    }
+    return true;
+  }
+  if (!record.started_at && outcome.started_at) {
+    record.started_at = outcome.started_at;
+  }
+  record.exit_code = outcome.exit_code;
+  record.signal = outcome.signal;
+  std::string reason = outcome.reason;
+  if (outcome.state == TaskState::cancelled && record.cancel_request) {
+    reason = "cancelled on request";
+  } else if (outcome.state == TaskState::timed_out && record.timeout_s) {
+    reason = "timed out after " +
+             format_duration(Milliseconds(static_cast<std::int64_t>(*record.timeout_s * 1000))) +
+             " (Slurm time limit)";
+  }
+  finish_record(record, outcome.state,
+                outcome.state == TaskState::succeeded ? std::nullopt : std::optional(reason));
+  if (outcome.finished_at) {
+    record.finished_at = outcome.finished_at;
+  }
+  set_duration(record);
+  return true;
+}
+
+} // namespace bgtask

@@ -1,0 +1,92 @@
+#include <bgtask/exec/task_waiter.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/exec/task_watcher.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+namespace bgtask {
+
+namespace {
+
+TaskRecord load_existing_record(const TaskDir& dir, const std::string& id)
+{
+  auto loaded = load_record(dir, id);
+  if (loaded.status == LoadStatus::missing) {
+    // `id` was resolved before, so the record has gone since.
+    throw Error(ExitCode::failure, "the record of task " + id + " disappeared from " + dir.path());
+  }
+  if (loaded.status == LoadStatus::corrupt) {
+    throw Error(ExitCode::failure, "record of task " + id + " is corrupt: " + loaded.reason);
+  }
+  return std::move(loaded.record);
+}
+
+} // namespace
+
+TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
+{
+  return reconcile_record(dir, load_existing_record(dir, id));
+}
+
+std::vector<TaskRecord> load_current_records(const TaskDir& dir, const std::vector<std::string>& ids)
+{
+  std::vector<TaskRecord> records;
+  for (const auto& id : ids) {
+    records.push_back(load_existing_record(dir, id));
+  }
+  reconcile_records(dir, records);
+  return records;
+}
+
+std::optional<Milliseconds> recheck_interval(const std::vector<TaskRecord>& records)
+{
+  std::optional<Milliseconds> interval;
+  for (const auto& record : records) {
+    if (is_final(record.state)) {
+      continue;
+    }
+    if (const auto own = executor_for(record.executor).recheck_interval()) {
+      interval = std::min(interval.value_or(*own), *own);
+    }
+  }
+  return interval;
+}
+
+WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
+                          std::optional<Milliseconds> limit)
+{
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
+  TaskWatcher watcher(dir, WatchOutput::no);
+  WaitResult result;
+  for (;;) {
+    result.records = load_current_records(dir, ids);
+    const auto finished = std::count_if(result.records.begin(), result.records.end(),
+                                        [](const TaskRecord& r) { return is_final(r.state); });
+    const bool done = mode == WaitMode::any ? finished > 0
+                                            : finished == static_cast<long>(result.records.size());
+    if (done) {
+      return result;
+    }
+    std::optional<Milliseconds> left;
+    if (deadline) {
+      left = std::chrono::ceil<Milliseconds>(*deadline - Clock::now());
+      if (left->count() <= 0) {
+        result.timed_out = true;
+        return result;
+      }
+    }
+    if (const auto recheck = recheck_interval(result.records)) {
+      left = std::min(left.value_or(*recheck), *recheck);
+    }
+    watcher.wait_for_change(result.records, left);
+  }
+}
+
+} // namespace bgtask

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <bgtask/util/duration.hpp>
+#include <bgtask/core/task_record.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bgtask {
+
+class TaskDir;
+
+enum class WaitMode { all, any };
+
+struct WaitResult
+{
+  std::vector<TaskRecord> records; // current records, in the order of the IDs asked for
+  bool timed_out = false;          // `limit` passed before the tasks finished
+};
+
+// Blocks until every task in `ids` (WaitMode::any: one of them) is final,
+// reconciling as it goes, so a supervisor killed meanwhile ends the wait
+// with `lost` at once. Returns within milliseconds of the final record being
+// written (task_watcher.hpp). Throws Error(failure) if a record disappears
+// or becomes corrupt while waited for.
+WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
+                          std::optional<Milliseconds> limit);
+
+// Loads and reconciles the record of a resolved ID; throws Error(failure) if
+// it has disappeared or is corrupt.
+TaskRecord load_current_record(const TaskDir& dir, const std::string& id);
+
+// load_current_record for several IDs, reconciled as one batch
+// (reconcile_records), in the order given.
+std::vector<TaskRecord> load_current_records(const TaskDir& dir, const std::vector<std::string>& ids);
+
+// The longest a waiter on `records` may sleep before reconciling again
+// (Executor::recheck_interval of their executors); nullopt if the task
+// watcher sees every change.
+std::optional<Milliseconds> recheck_interval(const std::vector<TaskRecord>& records);
+
+} // namespace bgtask

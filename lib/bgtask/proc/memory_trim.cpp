@@ -1,0 +1,89 @@
+#include <bgtask/proc/memory_trim.hpp>
+
+#include <bgtask/util/unique_fd.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fcntl.h>
+#include <malloc.h>
+#include <string>
+#include <string_view>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+std::string read_file(const char* path)
+{
+  std::string text;
+  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    return text;
+  }
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = ::read(fd.get(), buffer, sizeof buffer)) > 0) {
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+// One mapping as /proc/self/smaps describes it.
+struct Mapping
+{
+  std::uintptr_t start = 0;
+  std::uintptr_t end = 0;
+  bool droppable = false; // read-only and backed by a file
+};
+
+// Parses a header line `start-end perms offset dev inode [path]`; false
+// for the other lines (`Key: value`).
+bool parse_header(std::string_view line, Mapping& mapping)
+{
+  const auto dash = line.find('-');
+  const auto space = line.find(' ');
+  if (dash == std::string_view::npos || space == std::string_view::npos || dash > space ||
+      line.find(':') < space) {
+    return false;
+  }
+  const std::string range(line.substr(0, space));
+  char* after = nullptr;
+  mapping.start = std::strtoull(range.c_str(), &after, 16);
+  mapping.end = std::strtoull(after + 1, nullptr, 16);
+  const auto perms = line.substr(space + 1, 4);
+  mapping.droppable = perms.size() == 4 && perms[0] == 'r' && perms[1] == '-' && perms[3] == 'p' &&
+                      line.find(" /") != std::string_view::npos;
+  return true;
+}
+
+} // namespace
+
+void release_unused_memory()
+{
+  // A read-only private file mapping may still hold private copies of pages
+  // (relocations made before RELRO turned it read-only): dropping those
+  // would lose them, so only mappings without anonymous pages qualify.
+  const std::string smaps = read_file("/proc/self/smaps");
+  std::string_view rest(smaps);
+  Mapping mapping;
+  while (!rest.empty()) {
+    const auto end_of_line = rest.find('\n');
+    const std::string_view line = rest.substr(0, end_of_line);
+    rest.remove_prefix(end_of_line == std::string_view::npos ? rest.size() : end_of_line + 1);
+    if (parse_header(line, mapping) || !mapping.droppable || !line.starts_with("Anonymous:")) {
+      continue;
+    }
+    if (std::strtoull(std::string(line.substr(10)).c_str(), nullptr, 10) == 0 && mapping.end > mapping.start) {
+      void* start = reinterpret_cast<void*>(mapping.start);
+      ::madvise(start, mapping.end - mapping.start, MADV_DONTNEED);
+      // Fault back single pages, not the 64 KiB around each one.
+      ::madvise(start, mapping.end - mapping.start, MADV_RANDOM);
+    }
+    mapping.droppable = false;
+  }
+  ::malloc_trim(0);
+}
+
+} // namespace bgtask

@@ -1,0 +1,141 @@
+#include <bgtask/proc/process_info.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+std::string read_first_line(const char* path)
+{
+  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    return {};
+  }
+  std::array<char, 128> buffer{};
+  const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+  if (n <= 0) {
+    return {};
+  }
+  std::string line(buffer.data(), static_cast<std::size_t>(n));
+  if (auto end = line.find('\n'); end != std::string::npos) {
+    line.resize(end);
+  }
+  return line;
+}
+
+} // namespace
+
+std::optional<ProcessStat> read_process_stat(int pid)
+{
+  if (pid <= 0) {
+    return std::nullopt;
+  }
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    return std::nullopt;
+  }
+  std::array<char, 1024> buffer{};
+  const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size() - 1);
+  if (n <= 0) {
+    return std::nullopt;
+  }
+  const std::string_view text(buffer.data(), static_cast<std::size_t>(n));
+  const auto close_paren = text.rfind(')');
+  if (close_paren == std::string_view::npos || close_paren + 2 >= text.size()) {
+    return std::nullopt;
+  }
+  // Fields after comm: 3 state, 4 ppid, 5 pgrp, ... 22 starttime.
+  const char* cursor = text.data() + close_paren + 2;
+  ProcessStat stat;
+  stat.state = *cursor;
+  cursor += 1;
+  char* end = nullptr;
+  for (int field = 4; field <= 22; ++field) {
+    const unsigned long long value = std::strtoull(cursor, &end, 10);
+    if (end == cursor) {
+      return std::nullopt;
+    }
+    if (field == 4) {
+      stat.ppid = static_cast<int>(value);
+    } else if (field == 5) {
+      stat.pgid = static_cast<int>(value);
+    } else if (field == 6) {
+      stat.session = static_cast<int>(value);
+    } else if (field == 22) {
+      stat.start_time = value;
+    }
+    cursor = end;
+  }
+  return stat;
+}
+
+bool is_same_process(int pid, std::uint64_t start_time)
+{
+  const auto stat = read_process_stat(pid);
+  return stat && stat->state != 'Z' && stat->state != 'X' && stat->start_time == start_time;
+}
+
+bool is_same_process(int pid, std::uint64_t start_time, int session)
+{
+  const auto stat = read_process_stat(pid);
+  return stat && stat->state != 'Z' && stat->state != 'X' && stat->start_time == start_time &&
+         stat->session == session;
+}
+
+std::string current_boot_id()
+{
+  const char* override_path = std::getenv("BGTASK_TEST_BOOT_ID_FILE");
+  return read_first_line(override_path != nullptr ? override_path
+                                                  : "/proc/sys/kernel/random/boot_id");
+}
+
+std::string current_host_name()
+{
+  struct utsname name{};
+  if (::uname(&name) != 0) {
+    return "localhost";
+  }
+  return name.nodename;
+}
+
+UniqueFd open_pidfd(int pid)
+{
+  if (pid <= 1) {
+    return UniqueFd();
+  }
+  return UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+}
+
+int send_signal(const UniqueFd& pidfd, int signal)
+{
+  if (::syscall(SYS_pidfd_send_signal, pidfd.get(), signal, nullptr, 0) != 0) {
+    return errno;
+  }
+  return 0;
+}
+
+std::string random_token()
+{
+  std::array<unsigned char, 16> bytes{};
+  if (::getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+    bytes.fill(0);
+  }
+  static constexpr char k_hex[] = "0123456789abcdef";
+  std::string token;
+  for (const auto byte : bytes) {
+    token.push_back(k_hex[byte >> 4]);
+    token.push_back(k_hex[byte & 15]);
+  }
+  return token;
+}
+
+} // namespace bgtask

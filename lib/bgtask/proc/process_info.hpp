@@ -1,0 +1,51 @@
+#pragma once
+
+#include <bgtask/util/unique_fd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace bgtask {
+
+// Facts about one process read from /proc/PID/stat.
+struct ProcessStat
+{
+  char state = '?';
+  int ppid = 0;
+  int pgid = 0;
+  int session = 0;
+  std::uint64_t start_time = 0; // clock ticks since boot
+};
+
+// Reads /proc/PID/stat (parsing after the last ')'); nullopt if the process
+// does not exist or cannot be read.
+std::optional<ProcessStat> read_process_stat(int pid);
+
+// True if `pid` is a live (not zombie) process that started at `start_time`.
+bool is_same_process(int pid, std::uint64_t start_time);
+
+// Also requires the process to be in session `session`. A pid reused within
+// the same clock tick has the same start time; the session tells a
+// supervisor (which leads its own) and its command (which, leading its own
+// process group, cannot leave the supervisor's) from such a stranger.
+bool is_same_process(int pid, std::uint64_t start_time, int session);
+
+// The kernel's boot id (/proc/sys/kernel/random/boot_id). Tests may point
+// BGTASK_TEST_BOOT_ID_FILE at another file to simulate a reboot.
+std::string current_boot_id();
+
+// This host's name (uname nodename).
+std::string current_host_name();
+
+// A pidfd for `pid` (pidfd_open(2)), or an invalid fd where unsupported or
+// the process is gone. Open it first, then verify identity, then act on it.
+UniqueFd open_pidfd(int pid);
+
+// Sends `signal` through `pidfd`; returns 0 or errno.
+int send_signal(const UniqueFd& pidfd, int signal);
+
+// A random 128-bit token in hex, for owner instances.
+std::string random_token();
+
+} // namespace bgtask

@@ -1,0 +1,86 @@
+#include <bgtask/store/atomic_file.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+int write_all(int fd, std::string_view data)
+{
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return errno;
+    }
+    if (n == 0) {
+      return EIO;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+int fsync_retrying_eintr(int fd)
+{
+  while (::fsync(fd) != 0) {
+    if (errno != EINTR) {
+      return errno;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+void replace_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content)
+{
+  const std::string temp = temp_file_name(name);
+  const auto fail = [&](const char* step, int err) {
+    ::unlinkat(dir.fd(), temp.c_str(), 0);
+    throw_system(std::string("cannot write ") + dir.file_path(name) + " (" + step + ")", err);
+  };
+
+  UniqueFd fd(::openat(dir.fd(), temp.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) {
+    throw_system("cannot write " + dir.file_path(name) + " (create temp)", errno);
+  }
+  if (int err = write_all(fd.get(), content)) {
+    fail("write", err);
+  }
+  // A write that reported more than it stored must not reach the record.
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || static_cast<std::size_t>(st.st_size) != content.size()) {
+    fail("short write", EIO);
+  }
+  if (int err = fsync_retrying_eintr(fd.get())) {
+    fail("fsync", err);
+  }
+  if (int err = fd.close()) {
+    fail("close", err);
+  }
+  const std::string target(name);
+  if (::renameat(dir.fd(), temp.c_str(), dir.fd(), target.c_str()) != 0) {
+    fail("rename", errno);
+  }
+  if (int err = dir.sync()) {
+    if (err != EINTR) {
+      throw_system("cannot write " + dir.file_path(name) + " (fsync directory)", err);
+    }
+    dir.sync();
+  }
+}
+
+} // namespace bgtask

@@ -1,0 +1,102 @@
+#include <bgtask/store/dir_lock.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+
+#include <cerrno>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace bgtask {
+
+namespace {
+
+UniqueFd open_lock_file(const TaskDir& dir, const std::string& name)
+{
+  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+  if (!fd) {
+    throw_system("cannot open " + dir.file_path(name), errno);
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw Error(ExitCode::failure, dir.file_path(name) + " is not a regular file");
+  }
+  return fd;
+}
+
+// 0, or the errno of flock (EWOULDBLOCK when held elsewhere).
+int lock_file(int fd, int operation)
+{
+  while (::flock(fd, operation) != 0) {
+    if (errno != EINTR) {
+      return errno;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+DirLock DirLock::acquire(const TaskDir& dir, const std::string& name)
+{
+  UniqueFd fd = open_lock_file(dir, name);
+  if (const int err = lock_file(fd.get(), LOCK_EX)) {
+    throw_system("cannot lock " + dir.file_path(name), err);
+  }
+  return DirLock(std::move(fd));
+}
+
+std::optional<DirLock> DirLock::try_acquire(const TaskDir& dir, const std::string& name)
+{
+  UniqueFd fd = open_lock_file(dir, name);
+  const int err = lock_file(fd.get(), LOCK_EX | LOCK_NB);
+  if (err == EWOULDBLOCK) {
+    return std::nullopt;
+  }
+  if (err != 0) {
+    throw_system("cannot lock " + dir.file_path(name), err);
+  }
+  return DirLock(std::move(fd));
+}
+
+void remove_abandoned_dir_temps(const TaskDir& dir)
+{
+  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* stream = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (stream == nullptr) {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    return;
+  }
+  std::vector<std::string> doomed;
+  while (const dirent* entry = ::readdir(stream)) {
+    const std::string_view name(entry->d_name);
+    const bool dir_temp = (name.starts_with(".fingerprint.key.") || name.starts_with(".queue-")) &&
+                          name.ends_with(".tmp") && !parse_task_file_name(name);
+    if (dir_temp) {
+      doomed.emplace_back(name);
+    }
+  }
+  ::closedir(stream);
+  // Writers create the lock before their temp, so it exists if a temp does.
+  std::optional<DirLock> guard;
+  try {
+    guard = doomed.empty() ? std::nullopt : DirLock::try_acquire(dir, k_start_lock_file);
+  } catch (const Error&) {
+    return;
+  }
+  if (!guard) {
+    return;
+  }
+  for (const auto& name : doomed) {
+    ::unlinkat(dir.fd(), name.c_str(), 0);
+  }
+}
+
+} // namespace bgtask

@@ -1,0 +1,164 @@
+#include <bgtask/store/output_file.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr std::size_t k_chunk = 64 * 1024;
+
+void write_stdout(std::string_view data)
+{
+  while (!data.empty()) {
+    const ssize_t n = ::write(STDOUT_FILENO, data.data(), data.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      throw_system("cannot write to standard output", n < 0 ? errno : EIO);
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// How many bytes at the end of `bytes` start a UTF-8 sequence that is not complete yet.
+std::size_t incomplete_utf8_tail(std::string_view bytes)
+{
+  const std::size_t look = std::min<std::size_t>(3, bytes.size());
+  for (std::size_t back = 1; back <= look; ++back) {
+    const auto byte = static_cast<unsigned char>(bytes[bytes.size() - back]);
+    if ((byte & 0xC0) == 0x80) {
+      continue;
+    }
+    const std::size_t need = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+} // namespace
+
+UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
+{
+  const auto name = output_file_name(id);
+  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) {
+      return fd;
+    }
+    if (errno == ELOOP) {
+      throw Error(ExitCode::failure, "refusing " + dir.file_path(name) + ": it is a symbolic link");
+    }
+    throw_system("cannot open " + dir.file_path(name), errno);
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+    throw Error(ExitCode::failure,
+                "refusing " + dir.file_path(name) + ": not a regular file owned by this user");
+  }
+  return fd;
+}
+
+std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes)
+{
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
+    return 0;
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (lines == 0) {
+    return size;
+  }
+  const std::uint64_t floor = size > max_bytes ? size - max_bytes : 0;
+  std::uint64_t end = size;
+  char last = 0;
+  if (::pread(fd, &last, 1, static_cast<off_t>(size - 1)) == 1 && last == '\n') {
+    end = size - 1; // the file's final newline ends the last line; it does not start another
+  }
+  std::string block(k_chunk, '\0');
+  std::size_t found = 0;
+  while (end > floor) {
+    const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(end - floor, k_chunk));
+    const std::uint64_t begin = end - count;
+    if (::pread(fd, block.data(), count, static_cast<off_t>(begin)) != static_cast<ssize_t>(count)) {
+      return end; // the file shrank: show what was searched
+    }
+    for (std::size_t i = count; i-- > 0;) {
+      if (block[i] == '\n' && ++found == lines) {
+        return begin + i + 1;
+      }
+    }
+    end = begin;
+  }
+  return floor;
+}
+
+std::string read_last_lines(int fd, std::size_t lines)
+{
+  std::string tail;
+  const std::uint64_t start = find_tail_start(fd, lines, k_max_tail_bytes);
+  std::string block(k_chunk, '\0');
+  for (std::uint64_t offset = start; tail.size() < k_max_tail_bytes;) {
+    const ssize_t n = ::pread(fd, block.data(), block.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    tail.append(block.data(), static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+  if (tail.size() > k_max_tail_bytes) {
+    tail.resize(k_max_tail_bytes); // the file grew meanwhile
+  }
+  return tail;
+}
+
+std::uint64_t OutputCopier::copy_from(int fd, std::uint64_t offset)
+{
+  std::string buffer(k_chunk, '\0');
+  for (;;) {
+    const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return offset;
+    }
+    offset += static_cast<std::uint64_t>(n);
+    emit(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+}
+
+void OutputCopier::emit(std::string_view bytes)
+{
+  if (m_escape == Escape::no) {
+    write_stdout(bytes);
+    return;
+  }
+  m_pending.append(bytes);
+  const std::size_t hold = incomplete_utf8_tail(m_pending);
+  write_stdout(escape_for_terminal(std::string_view(m_pending).substr(0, m_pending.size() - hold)));
+  m_pending.erase(0, m_pending.size() - hold);
+}
+
+void OutputCopier::finish()
+{
+  if (!m_pending.empty()) {
+    write_stdout(escape_for_terminal(m_pending));
+    m_pending.clear();
+  }
+}
+
+} // namespace bgtask

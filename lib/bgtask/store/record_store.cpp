@@ -1,0 +1,163 @@
+#include <bgtask/store/record_store.hpp>
+
+#include <bgtask/store/atomic_file.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/core/task_id.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+LoadedRecord corrupt(LoadedRecord result, std::string reason)
+{
+  result.status = LoadStatus::corrupt;
+  result.reason = std::move(reason);
+  return result;
+}
+
+} // namespace
+
+LoadedRecord load_record(const TaskDir& dir, std::string_view id)
+{
+  LoadedRecord result;
+  result.id = std::string(id);
+  const auto name = status_file_name(id);
+  constexpr int k_flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  // O_NOATIME: reading a new record would otherwise dirty its inode (relatime).
+  UniqueFd fd = open_at(dir.fd(), name.c_str(), k_flags | O_NOATIME);
+  if (!fd && errno == EPERM) {
+    fd = open_at(dir.fd(), name.c_str(), k_flags); // not our file: fstat says so below
+  }
+  if (!fd) {
+    if (errno == ENOENT) {
+      return result;
+    }
+    return corrupt(std::move(result), errno == ELOOP ? "record is a symbolic link"
+                                                     : std::string(std::strerror(errno)));
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) {
+    return corrupt(std::move(result), std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return corrupt(std::move(result), "record is not a regular file");
+  }
+  if (st.st_uid != ::geteuid()) {
+    return corrupt(std::move(result), "record is owned by uid " + std::to_string(st.st_uid));
+  }
+  if (static_cast<std::size_t>(st.st_size) > k_max_record_bytes) {
+    return corrupt(std::move(result), "record larger than 1 MiB");
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t filled = 0;
+  while (filled < text.size()) {
+    const ssize_t n = ::read(fd.get(), text.data() + filled, text.size() - filled);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      return corrupt(std::move(result), std::string("cannot read: ") + std::strerror(errno));
+    }
+    if (n == 0) {
+      break;
+    }
+    filled += static_cast<std::size_t>(n);
+  }
+  text.resize(filled);
+  std::string error;
+  auto record = decode_record(text, error);
+  if (!record) {
+    return corrupt(std::move(result), error);
+  }
+  if (record->id != id) {
+    return corrupt(std::move(result), "record names another task (" + record->id + ")");
+  }
+  result.status = LoadStatus::ok;
+  result.record = std::move(*record);
+  return result;
+}
+
+void save_record(const TaskDir& dir, TaskRecord& record)
+{
+  ++record.generation;
+  replace_file_atomically(dir, status_file_name(record.id), encode_record(record));
+}
+
+std::vector<std::string> scan_task_ids(const TaskDir& dir)
+{
+  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    throw_system("cannot read " + dir.path(), errno);
+  }
+  DIR* stream = ::fdopendir(fd);
+  if (stream == nullptr) {
+    ::close(fd);
+    throw_system("cannot read " + dir.path(), errno);
+  }
+  std::vector<std::string> ids;
+  while (const dirent* entry = ::readdir(stream)) {
+    const auto file = parse_task_file_name(entry->d_name);
+    if (file && file->kind == TaskFileKind::status) {
+      ids.push_back(file->id);
+    }
+  }
+  ::closedir(stream);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix)
+{
+  check_task_id_prefix(id_or_prefix);
+  if (id_or_prefix.size() == k_task_id_length) {
+    struct stat st{};
+    const auto name = status_file_name(id_or_prefix);
+    if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      return std::string(id_or_prefix);
+    }
+    throw_usage("no task " + std::string(id_or_prefix) + " in " + dir.path());
+  }
+  std::vector<std::string> matches;
+  for (auto& id : scan_task_ids(dir)) {
+    if (id.starts_with(id_or_prefix)) {
+      matches.push_back(std::move(id));
+    }
+  }
+  if (matches.empty()) {
+    throw_usage("no task matches '" + std::string(id_or_prefix) + "' in " + dir.path());
+  }
+  if (matches.size() > 1) {
+    std::string list;
+    for (const auto& id : matches) {
+      list += (list.empty() ? "" : ", ") + id;
+    }
+    throw_usage("ambiguous task ID '" + std::string(id_or_prefix) + "' matches " + list);
+  }
+  return matches.front();
+}
+
+std::vector<std::string> resolve_task_ids(const TaskDir& dir, const std::vector<std::string>& prefixes)
+{
+  std::vector<std::string> ids;
+  for (const auto& prefix : prefixes) {
+    auto id = resolve_task_id(dir, prefix);
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+      ids.push_back(std::move(id));
+    }
+  }
+  return ids;
+}
+
+} // namespace bgtask

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <bgtask/core/task_record.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bgtask {
+
+class TaskDir;
+
+enum class LoadStatus { ok, missing, corrupt };
+
+// What reading one `ID.status.json` gave.
+struct LoadedRecord
+{
+  std::string id;
+  LoadStatus status = LoadStatus::missing;
+  TaskRecord record;  // valid when status is ok
+  std::string reason; // why it is corrupt
+};
+
+// Reads and validates the record of `id` (which must be a full, valid ID):
+// opened with O_NOFOLLOW|O_NONBLOCK, refused unless a regular file owned by
+// this user and at most 1 MiB, strictly parsed, and its `id` must match.
+LoadedRecord load_record(const TaskDir& dir, std::string_view id);
+
+// Bumps `record.generation` and replaces the record atomically and durably
+// (atomic_file.hpp). Throws Error(failure).
+void save_record(const TaskDir& dir, TaskRecord& record);
+
+// The IDs of all records in the directory, oldest first.
+std::vector<std::string> scan_task_ids(const TaskDir& dir);
+
+// Resolves a full ID or a unique prefix of at least 4 characters to a full
+// ID. A full ID is checked by opening its record, never by scanning. Throws
+// Error(usage) for a malformed ID, an unknown ID, or an ambiguous prefix
+// (listing the matches).
+std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix);
+
+// resolve_task_id for each of `prefixes`, dropping repeats; keeps the order.
+std::vector<std::string> resolve_task_ids(const TaskDir& dir, const std::vector<std::string>& prefixes);
+
+} // namespace bgtask

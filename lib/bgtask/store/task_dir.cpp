@@ -1,0 +1,140 @@
+#include <bgtask/store/task_dir.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+std::string shown(const std::string& path)
+{
+  return escape_for_terminal(path, KeepNewlines::no);
+}
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why)
+{
+  throw_usage("refusing task directory " + shown(path) + ": " + why);
+}
+
+std::string env_or_empty(const char* name)
+{
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+void make_directories(const std::string& path)
+{
+  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/') {
+      continue;
+    }
+    const std::string prefix = path.substr(0, pos);
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      throw Error(ExitCode::usage,
+                  "cannot create task directory " + shown(prefix) + ": " + std::strerror(errno));
+    }
+  }
+}
+
+std::string absolute(const std::string& path)
+{
+  if (path.front() == '/') {
+    return path;
+  }
+  char cwd[4096];
+  if (::getcwd(cwd, sizeof(cwd)) == nullptr) {
+    throw_system("cannot find the current directory", errno);
+  }
+  return std::string(cwd) + "/" + path;
+}
+
+std::string octal_mode(mode_t mode)
+{
+  char buffer[8];
+  std::snprintf(buffer, sizeof(buffer), "%04o", static_cast<unsigned>(mode & 07777));
+  return buffer;
+}
+
+} // namespace
+
+std::string TaskDir::resolve_path(const std::optional<std::string>& dir_option)
+{
+  if (dir_option) {
+    if (dir_option->empty()) {
+      throw_usage("--dir must not be empty");
+    }
+    return absolute(*dir_option);
+  }
+  if (auto dir = env_or_empty("BGTASK_DIR"); !dir.empty()) {
+    return absolute(dir);
+  }
+  if (auto state = env_or_empty("XDG_STATE_HOME"); !state.empty() && state.front() == '/') {
+    return state + "/bgtask";
+  }
+  if (auto home = env_or_empty("HOME"); !home.empty()) {
+    return home + "/.local/state/bgtask";
+  }
+  throw_usage("cannot find a task directory: set --dir, BGTASK_DIR or HOME");
+}
+
+TaskDir TaskDir::open(const std::string& path)
+{
+  struct stat st{};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) {
+      refuse(path, std::strerror(errno));
+    }
+    make_directories(path);
+  } else if (S_ISLNK(st.st_mode)) {
+    // O_NOFOLLOW|O_DIRECTORY fails with ENOTDIR on a link, so say it here.
+    refuse(path, "it is a symbolic link");
+  }
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ELOOP) {
+      refuse(path, "it is a symbolic link");
+    }
+    if (errno == ENOTDIR) {
+      refuse(path, "it is not a directory");
+    }
+    refuse(path, std::strerror(errno));
+  }
+  if (::fstat(fd.get(), &st) != 0) {
+    throw_system("cannot stat task directory " + shown(path), errno);
+  }
+  if (st.st_uid != ::geteuid()) {
+    refuse(path, "owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
+                   std::to_string(::geteuid()));
+  }
+  if ((st.st_mode & 022) != 0) {
+    refuse(path, "mode " + octal_mode(st.st_mode) + " is writable by " +
+                   ((st.st_mode & 002) != 0 ? "others" : "group"));
+  }
+  return TaskDir(path, std::move(fd));
+}
+
+std::string TaskDir::file_path(std::string_view name) const
+{
+  std::string result = m_path;
+  if (result.empty() || result.back() != '/') {
+    result.push_back('/');
+  }
+  result.append(name);
+  return result;
+}
+
+int TaskDir::sync() const
+{
+  return ::fsync(m_fd.get()) == 0 ? 0 : errno;
+}
+
+} // namespace bgtask

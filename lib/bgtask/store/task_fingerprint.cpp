@@ -1,0 +1,106 @@
+#include <bgtask/store/task_fingerprint.hpp>
+
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/sha256.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr const char* k_key_file = "fingerprint.key";
+constexpr std::size_t k_key_bytes = 32;
+
+std::optional<std::string> read_key(const TaskDir& dir)
+{
+  UniqueFd fd(::openat(dir.fd(), k_key_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  struct stat st{};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      st.st_size != static_cast<off_t>(k_key_bytes)) {
+    return std::nullopt;
+  }
+  std::string key(k_key_bytes, '\0');
+  ssize_t n = 0;
+  while ((n = ::pread(fd.get(), key.data(), key.size(), 0)) < 0 && errno == EINTR) {
+  }
+  return n == static_cast<ssize_t>(k_key_bytes) ? std::optional(key) : std::nullopt;
+}
+
+// Writes a new key under a temp name and moves it into place, holding the
+// start lock (so cleanup never removes the temp of a live writer).
+void make_key(const TaskDir& dir)
+{
+  const auto guard = DirLock::acquire(dir, k_start_lock_file);
+  if (read_key(dir)) {
+    return; // another start was first
+  }
+  std::string key(k_key_bytes, '\0');
+  if (::getrandom(key.data(), key.size(), 0) != static_cast<ssize_t>(key.size())) {
+    return;
+  }
+  const std::string temp = temp_file_name(k_key_file);
+  UniqueFd fd(::openat(dir.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) {
+    return;
+  }
+  const bool written = ::write(fd.get(), key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
+                       ::fsync(fd.get()) == 0 && fd.close() == 0;
+  if (!written || ::renameat2(dir.fd(), temp.c_str(), dir.fd(), k_key_file, RENAME_NOREPLACE) != 0) {
+    ::unlinkat(dir.fd(), temp.c_str(), 0);
+    return;
+  }
+  dir.sync();
+}
+
+// Appends one field as its length and its bytes, so no two different
+// field lists encode alike.
+void add_field(std::string& message, std::string_view field)
+{
+  message += std::to_string(field.size());
+  message += ':';
+  message += field;
+}
+
+} // namespace
+
+std::optional<std::string> task_fingerprint(const TaskDir& dir, const LaunchRequest& request)
+{
+  auto key = read_key(dir);
+  if (!key) {
+    try {
+      make_key(dir);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    key = read_key(dir);
+  }
+  if (!key) {
+    return std::nullopt;
+  }
+  const auto& record = request.record;
+  std::string message = "bgtask-fingerprint-1";
+  add_field(message, record.shell ? "shell" : "argv");
+  add_field(message, std::to_string(record.command.size()));
+  for (const auto& word : record.command) {
+    add_field(message, word);
+  }
+  add_field(message, record.cwd);
+  add_field(message, std::to_string(request.env_additions.size()));
+  for (const auto& entry : request.env_additions) {
+    add_field(message, entry);
+  }
+  add_field(message, request.timeout ? std::to_string(request.timeout->count()) : "none");
+  return to_hex(hmac_sha256(*key, message));
+}
+
+} // namespace bgtask

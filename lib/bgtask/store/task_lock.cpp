@@ -1,0 +1,117 @@
+#include <bgtask/store/task_lock.hpp>
+
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr off_t k_ownership_byte = 0;
+constexpr off_t k_update_byte = 1;
+
+enum class Wait { yes, no };
+
+// Returns 0, or the errno of fcntl (EAGAIN when held elsewhere).
+int set_lock(int fd, short type, off_t byte, Wait wait)
+{
+  struct flock fl{};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = byte;
+  fl.l_len = 1;
+  const int command = wait == Wait::yes ? F_OFD_SETLKW : F_OFD_SETLK;
+  while (::fcntl(fd, command, &fl) != 0) {
+    if (errno != EINTR) {
+      return errno;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+std::optional<TaskLock> TaskLock::create_owned(const TaskDir& dir, std::string_view id)
+{
+  const auto name = lock_file_name(id);
+  UniqueFd fd(
+    ::openat(dir.fd(), name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) {
+    if (errno == EEXIST) {
+      return std::nullopt;
+    }
+    throw_system("cannot create " + dir.file_path(name), errno);
+  }
+  if (int err = set_lock(fd.get(), F_WRLCK, k_ownership_byte, Wait::no)) {
+    if (err == EAGAIN) {
+      return std::nullopt; // `cleanup` took it as an orphan before we locked it
+    }
+    throw_system("cannot lock " + dir.file_path(name), err);
+  }
+  // `cleanup` may also have removed it before we locked it: then the name is
+  // gone or names another file, and this ID is not ours.
+  struct stat ours{};
+  struct stat named{};
+  if (::fstat(fd.get(), &ours) != 0 ||
+      ::fstatat(dir.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+      ours.st_dev != named.st_dev || ours.st_ino != named.st_ino) {
+    return std::nullopt;
+  }
+  return TaskLock(std::move(fd));
+}
+
+std::optional<TaskLock> TaskLock::open_existing(const TaskDir& dir, std::string_view id)
+{
+  const auto name = lock_file_name(id);
+  UniqueFd fd = open_at(dir.fd(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (!fd) {
+    switch (errno) {
+    case ENOENT: // missing
+    case ELOOP:  // a symbolic link
+    case EISDIR:
+    case ENXIO:
+    case ENODEV:
+    case EACCES: // not ours
+    case EPERM:
+      return std::nullopt;
+    default:
+      // Not knowing whether the owner lives must not pass for "no owner".
+      throw_system("cannot open " + dir.path() + "/" + name, errno);
+    }
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return std::nullopt;
+  }
+  return TaskLock(std::move(fd));
+}
+
+bool TaskLock::try_take_ownership()
+{
+  return set_lock(m_fd.get(), F_WRLCK, k_ownership_byte, Wait::no) == 0;
+}
+
+bool TaskLock::try_lock_updates()
+{
+  return set_lock(m_fd.get(), F_WRLCK, k_update_byte, Wait::no) == 0;
+}
+
+void TaskLock::lock_updates()
+{
+  if (int err = set_lock(m_fd.get(), F_WRLCK, k_update_byte, Wait::yes)) {
+    throw_system("cannot lock a task record for update", err);
+  }
+}
+
+void TaskLock::unlock_updates()
+{
+  set_lock(m_fd.get(), F_UNLCK, k_update_byte, Wait::no);
+}
+
+} // namespace bgtask

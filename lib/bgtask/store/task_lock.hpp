@@ -1,0 +1,69 @@
+#pragma once
+
+#include <bgtask/util/unique_fd.hpp>
+
+#include <optional>
+#include <string_view>
+
+namespace bgtask {
+
+class TaskDir;
+
+// The lock file `ID.lock` of one task, with two open-file-description
+// (OFD) locks on it:
+// - the ownership lock (byte 0) is held by the task's supervisor for its
+//   whole life, so "lock free" means "supervisor gone", whatever happened to
+//   its pid; a reconciler that takes it may rewrite the record alone;
+// - the update lock (byte 1) is held briefly by anyone who reads, changes
+//   and replaces the record, so concurrent updates never lose each other.
+// Both are released by the kernel when the last descriptor of the open file
+// description closes, including when the process dies.
+class TaskLock
+{
+public:
+  // Creates `ID.lock` (O_EXCL, 0600) and takes the ownership lock. Returns
+  // nullopt if the file already exists, or if `cleanup` claimed it as an
+  // orphan before the lock was taken (try another ID); throws Error(failure)
+  // otherwise.
+  static std::optional<TaskLock> create_owned(const TaskDir& dir, std::string_view id);
+
+  // Opens an existing `ID.lock` without taking anything; nullopt if missing,
+  // not a regular file or not ours. Throws Error(failure) when it exists but
+  // cannot be opened (EIO, EMFILE, ...).
+  static std::optional<TaskLock> open_existing(const TaskDir& dir, std::string_view id);
+
+  // Tries to take the ownership lock without waiting. True if taken (the
+  // previous owner is gone); false if another open file description holds it.
+  bool try_take_ownership();
+
+  // Tries to take the update lock without waiting.
+  bool try_lock_updates();
+
+  // Waits for and takes the update lock. Throws Error(failure) on error.
+  void lock_updates();
+
+  // Releases the update lock.
+  void unlock_updates();
+
+  int fd() const { return m_fd.get(); }
+
+private:
+  explicit TaskLock(UniqueFd fd) : m_fd(std::move(fd)) {}
+
+  UniqueFd m_fd;
+};
+
+// Holds the update lock of `lock` for its lifetime.
+class UpdateLockGuard
+{
+public:
+  explicit UpdateLockGuard(TaskLock& lock) : m_lock(lock) { m_lock.lock_updates(); }
+  UpdateLockGuard(const UpdateLockGuard&) = delete;
+  UpdateLockGuard& operator=(const UpdateLockGuard&) = delete;
+  ~UpdateLockGuard() { m_lock.unlock_updates(); }
+
+private:
+  TaskLock& m_lock;
+};
+
+} // namespace bgtask

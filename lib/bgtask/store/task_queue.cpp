@@ -1,0 +1,162 @@
+#include <bgtask/store/task_queue.hpp>
+
+#include <bgtask/store/atomic_file.hpp>
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr std::string_view k_prefix = "queue-";
+constexpr std::string_view k_settings_suffix = ".json";
+constexpr int k_settings_schema = 1;
+constexpr std::size_t k_max_settings_bytes = 4096;
+
+bool is_name_char(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-';
+}
+
+QueueSettings corrupt(std::string reason)
+{
+  QueueSettings settings;
+  settings.status = QueueSettingsStatus::corrupt;
+  settings.reason = std::move(reason);
+  return settings;
+}
+
+std::string read_small_file(int fd, std::size_t limit)
+{
+  std::string text(limit + 1, '\0');
+  std::size_t filled = 0;
+  while (filled < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + filled, text.size() - filled);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    filled += static_cast<std::size_t>(n);
+  }
+  text.resize(filled);
+  return text;
+}
+
+} // namespace
+
+bool is_queue_name(std::string_view name)
+{
+  return !name.empty() && name.size() <= k_max_queue_name_length && name.front() != '-' &&
+         std::all_of(name.begin(), name.end(), is_name_char);
+}
+
+void check_queue_name(std::string_view name)
+{
+  if (!is_queue_name(name)) {
+    throw_usage("invalid queue name '" + escape_for_terminal(name.substr(0, 80), KeepNewlines::no) +
+                "': expected 1 to 64 of A-Z a-z 0-9 _ - (not starting with -)");
+  }
+}
+
+std::string queue_settings_file_name(std::string_view queue)
+{
+  return std::string(k_prefix) + std::string(queue) + std::string(k_settings_suffix);
+}
+
+std::string queue_slot_file_name(std::string_view queue, std::size_t slot)
+{
+  return std::string(k_prefix) + std::string(queue) + ".slot-" + std::to_string(slot) + ".lock";
+}
+
+QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue)
+{
+  const auto name = queue_settings_file_name(queue);
+  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) {
+    return errno == ENOENT ? QueueSettings{} : corrupt(std::strerror(errno));
+  }
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+    return corrupt("not a regular file of this user");
+  }
+  const std::string text = read_small_file(fd.get(), k_max_settings_bytes);
+  if (text.size() > k_max_settings_bytes) {
+    return corrupt("larger than 4 KiB");
+  }
+  boost::json::error_code ec;
+  const auto value = boost::json::parse(text, ec);
+  const auto* object = !ec ? value.if_object() : nullptr;
+  if (object == nullptr) {
+    return corrupt("not a JSON object");
+  }
+  const auto* schema = object->if_contains("schema");
+  const auto* named = object->if_contains("queue");
+  const auto* slots = object->if_contains("slots");
+  if (schema == nullptr || !schema->is_int64() || schema->get_int64() != k_settings_schema) {
+    return corrupt("unsupported schema");
+  }
+  if (named == nullptr || !named->is_string() || named->get_string() != queue) {
+    return corrupt("names another queue");
+  }
+  if (slots == nullptr || !slots->is_int64() || slots->get_int64() < 0 ||
+      slots->get_int64() > static_cast<std::int64_t>(k_max_queue_slots)) {
+    return corrupt("slots must be a whole number from 0 to 1000");
+  }
+  QueueSettings settings;
+  settings.status = QueueSettingsStatus::ok;
+  settings.slots = static_cast<std::size_t>(slots->get_int64());
+  return settings;
+}
+
+void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t slots)
+{
+  boost::json::object o;
+  o["schema"] = k_settings_schema;
+  o["queue"] = std::string(queue);
+  o["slots"] = slots;
+  const auto guard = DirLock::acquire(dir, k_start_lock_file);
+  replace_file_atomically(dir, queue_settings_file_name(queue), boost::json::serialize(o) + "\n");
+}
+
+std::vector<std::string> scan_queue_names(const TaskDir& dir)
+{
+  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* stream = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (stream == nullptr) {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    throw_system("cannot read " + dir.path(), errno);
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(stream)) {
+    const std::string_view file(entry->d_name);
+    if (file.starts_with(k_prefix) && file.ends_with(k_settings_suffix)) {
+      const auto queue = file.substr(k_prefix.size(), file.size() - k_prefix.size() - k_settings_suffix.size());
+      if (is_queue_name(queue)) {
+        names.emplace_back(queue);
+      }
+    }
+  }
+  ::closedir(stream);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace bgtask

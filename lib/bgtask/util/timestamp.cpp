@@ -1,0 +1,127 @@
+#include <bgtask/util/timestamp.hpp>
+
+#include <date/date.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <optional>
+#include <string>
+
+namespace bgtask {
+
+namespace {
+
+constexpr const char* k_timestamp_format = "%FT%TZ";
+
+// True if `text` has the shape `dddd-dd-ddTdd:dd:dd.dddZ`. (date::parse,
+// used here before, turned some malformed seconds fields into a NaN that it
+// then converted to an integer: undefined behaviour, found by fuzzing.)
+bool has_timestamp_shape(std::string_view text)
+{
+  constexpr std::string_view k_shape = "dddd-dd-ddTdd:dd:dd.dddZ";
+  if (text.size() != k_shape.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool digit = text[i] >= '0' && text[i] <= '9';
+    if (k_shape[i] == 'd' ? !digit : text[i] != k_shape[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Writes `value` as `width` decimal digits at `text[at]`.
+void put_digits(std::string& text, std::size_t at, std::size_t width, unsigned value)
+{
+  for (std::size_t i = width; i-- > 0;) {
+    text[at + i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+}
+
+// The number spelled by the `width` digits at `text[at]`.
+unsigned get_digits(std::string_view text, std::size_t at, std::size_t width)
+{
+  unsigned value = 0;
+  for (std::size_t i = 0; i < width; ++i) {
+    value = value * 10 + static_cast<unsigned>(text[at + i] - '0');
+  }
+  return value;
+}
+
+} // namespace
+
+TimePoint now()
+{
+  return std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
+}
+
+// Written digit by digit (date::format builds a stream per call); years
+// outside 0000..9999 are left to date::format.
+std::string format_timestamp(TimePoint time)
+{
+  const auto day = std::chrono::floor<std::chrono::days>(time);
+  const std::chrono::year_month_day calendar{day};
+  const int year = static_cast<int>(calendar.year());
+  if (year < 0 || year > 9999) {
+    return date::format(k_timestamp_format, time);
+  }
+  const std::chrono::hh_mm_ss clock{time - day};
+  std::string text = "0000-00-00T00:00:00.000Z";
+  put_digits(text, 0, 4, static_cast<unsigned>(year));
+  put_digits(text, 5, 2, static_cast<unsigned>(calendar.month()));
+  put_digits(text, 8, 2, static_cast<unsigned>(calendar.day()));
+  put_digits(text, 11, 2, static_cast<unsigned>(clock.hours().count()));
+  put_digits(text, 14, 2, static_cast<unsigned>(clock.minutes().count()));
+  put_digits(text, 17, 2, static_cast<unsigned>(clock.seconds().count()));
+  put_digits(text, 20, 3, static_cast<unsigned>(clock.subseconds().count()));
+  return text;
+}
+
+// Accepts exactly what format_timestamp writes: the fixed shape, a real
+// calendar date, hours below 24, minutes and seconds below 60.
+std::optional<TimePoint> parse_timestamp(std::string_view text)
+{
+  if (!has_timestamp_shape(text)) {
+    return std::nullopt;
+  }
+  const std::chrono::year_month_day calendar{std::chrono::year{static_cast<int>(get_digits(text, 0, 4))},
+                                         std::chrono::month{get_digits(text, 5, 2)},
+                                         std::chrono::day{get_digits(text, 8, 2)}};
+  const unsigned hours = get_digits(text, 11, 2);
+  const unsigned minutes = get_digits(text, 14, 2);
+  const unsigned seconds = get_digits(text, 17, 2);
+  if (!calendar.ok() || hours > 23 || minutes > 59 || seconds > 59) {
+    return std::nullopt;
+  }
+  return TimePoint{std::chrono::sys_days{calendar}} + std::chrono::hours(hours) +
+         std::chrono::minutes(minutes) + std::chrono::seconds(seconds) +
+         std::chrono::milliseconds(get_digits(text, 20, 3));
+}
+
+// Falls back to the UTC timestamp if the time is out of range for std::tm.
+std::string format_local_time(TimePoint time)
+{
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(time.time_since_epoch());
+  const auto time_t_value = static_cast<std::time_t>(seconds.count());
+  // tzset() stats the zone file on every call; call it only when TZ changed
+  // (per thread: list formats rows on several).
+  thread_local std::optional<std::string> seen_tz;
+  const char* tz = std::getenv("TZ");
+  const std::string current_tz = tz != nullptr ? std::string("=") + tz : std::string();
+  if (seen_tz != current_tz) {
+    tzset();
+    seen_tz = current_tz;
+  }
+  std::tm local{};
+  if (localtime_r(&time_t_value, &local) == nullptr) {
+    return format_timestamp(time);
+  }
+  char buffer[64];
+  const std::size_t length = std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S", &local);
+  return std::string(buffer, length);
+}
+
+} // namespace bgtask
