@@ -24,12 +24,12 @@
 //   stats                          reads numbers from stdin, prints
 //                                  statistics as JSON
 
-#include <bgtask/store/atomic_file.hpp>
 #include <bgtask/core/record_json.hpp>
-#include <bgtask/store/task_dir.hpp>
-#include <bgtask/store/task_files.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/store/atomic_file.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -106,8 +106,9 @@ TaskRecord finished_record(const bgtask::TaskDir& dir, TimePoint created, std::s
   if (failed) {
     r.error = "exited with status 2";
   }
-  r.owner = bgtask::OwnerIdentity{100000 + static_cast<int>(index % 50000), "0123456789abcdef0123456789abcdef",
-                                  123456 + index, "d8e6b402-39d9-4ffa-8d5b-d408718c0000", "bench-host"};
+  r.owner = bgtask::OwnerIdentity{100000 + static_cast<int>(index % 50000),
+                                  "0123456789abcdef0123456789abcdef", 123456 + index,
+                                  "d8e6b402-39d9-4ffa-8d5b-d408718c0000", "bench-host"};
   r.child = bgtask::ChildIdentity{r.owner->pid + 1, r.owner->pid + 1, r.owner->start_time};
   r.events = {{"started", *r.started_at, std::nullopt},
               {"finished", *r.finished_at, std::string(bgtask::to_string(r.state))}};
@@ -125,8 +126,9 @@ int generate(const std::vector<std::string>& args)
   const auto days_ago = args.size() >= 3 ? std::stoi(args[2]) : 8;
   const auto output_bytes = args.size() == 4 ? std::stoul(args[3]) : 120;
   // One task per 2 ms, the newest DAYS_AGO days ago; IDs are unique by time.
-  const auto newest = std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now()) -
-                      std::chrono::hours(24 * days_ago);
+  const auto newest =
+    std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now()) -
+    std::chrono::hours(24 * days_ago);
   const std::string output(output_bytes, 'x');
   for (std::size_t i = 0; i < count; ++i) {
     const TimePoint created = newest - std::chrono::milliseconds(2 * (count - i));
@@ -194,9 +196,11 @@ pid_t spawn(const std::vector<std::string>& argv, QuietStderr quiet,
   }
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string_view name(*entry, std::strcspn(*entry, "="));
-    const bool overridden = std::any_of(env_overrides.begin(), env_overrides.end(), [&](const std::string& o) {
-      return o.size() > name.size() && o.compare(0, name.size(), name) == 0 && o[name.size()] == '=';
-    });
+    const bool overridden =
+      std::any_of(env_overrides.begin(), env_overrides.end(), [&](const std::string& o) {
+        return o.size() > name.size() && o.compare(0, name.size(), name) == 0 &&
+               o[name.size()] == '=';
+      });
     if (!overridden) {
       c_env.push_back(*entry);
     }
@@ -237,7 +241,9 @@ Exit wait_exit(pid_t pid)
       die(std::string("wait4: ") + std::strerror(errno));
     }
   }
-  const auto ms = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3; };
+  const auto ms = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+  };
   return Exit{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
               ms(usage.ru_utime) + ms(usage.ru_stime)};
 }
@@ -369,7 +375,7 @@ int stats(const std::vector<std::string>&)
 int main(int argc, char** argv)
 {
   const std::map<std::string, int (*)(const std::vector<std::string>&)> tools = {
-    {"generate", generate}, {"latency", latency},   {"sleep-stamp", sleep_stamp},
+    {"generate", generate},   {"latency", latency},         {"sleep-stamp", sleep_stamp},
     {"exit-time", exit_time}, {"write-probe", write_probe}, {"stats", stats}};
   if (argc < 2 || tools.count(argv[1]) == 0) {
     die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|stats ARGS...");

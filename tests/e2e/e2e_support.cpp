@@ -97,7 +97,8 @@ std::vector<std::string> proc_strings(int pid, const char* file)
   std::size_t start = 0;
   while (start < content.size()) {
     const auto end = content.find('\0', start);
-    parts.push_back(content.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    parts.push_back(
+      content.substr(start, end == std::string::npos ? std::string::npos : end - start));
     if (end == std::string::npos) {
       break;
     }
@@ -122,7 +123,9 @@ std::string Result::line() const
 std::ostream& operator<<(std::ostream& os, const Result& result)
 {
   return os << "exit " << result.exit_code << (result.hung ? " (hung, killed)" : "")
-            << "\n--- stdout ---\n" << result.out << "\n--- stderr ---\n" << result.err;
+            << "\n--- stdout ---\n"
+            << result.out << "\n--- stderr ---\n"
+            << result.err;
 }
 
 Process::Process(const std::vector<std::string>& argv, const RunOptions& options)
@@ -163,9 +166,12 @@ Process::Process(const std::vector<std::string>& argv, const RunOptions& options
 }
 
 Process::Process(Process&& other) noexcept
-  : m_pid(std::exchange(other.m_pid, -1)), m_out(std::exchange(other.m_out, -1)),
-    m_err(std::exchange(other.m_err, -1)), m_deadline(other.m_deadline),
-    m_result(std::move(other.m_result)), m_finished(std::exchange(other.m_finished, true))
+  : m_pid(std::exchange(other.m_pid, -1)),
+    m_out(std::exchange(other.m_out, -1)),
+    m_err(std::exchange(other.m_err, -1)),
+    m_deadline(other.m_deadline),
+    m_result(std::move(other.m_result)),
+    m_finished(std::exchange(other.m_finished, true))
 {
 }
 

@@ -42,7 +42,7 @@ struct RunOptions
   std::vector<std::string> env;   // NAME=VALUE entries added to (or replacing in) the environment
   std::vector<std::string> unset; // names removed from the environment
   std::optional<std::filesystem::path> cwd;
-  Milliseconds limit = 60s;       // killed (and reported hung) after this long
+  Milliseconds limit = 60s; // killed (and reported hung) after this long
 };
 
 // A command line running in the background with its output captured.

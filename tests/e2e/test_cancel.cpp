@@ -16,7 +16,8 @@ constexpr const char* k_stubborn =
 // True once no live process carries the task's BGTASK_ID.
 bool task_processes_gone(const std::string& id)
 {
-  return e2e::eventually([&] { return e2e::processes_with_environment("BGTASK_ID=" + id).empty(); }, 10s);
+  return e2e::eventually([&] { return e2e::processes_with_environment("BGTASK_ID=" + id).empty(); },
+                         10s);
 }
 
 } // namespace

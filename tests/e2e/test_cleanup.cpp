@@ -1,10 +1,8 @@
-#include "e2e/e2e_support.hpp"
-
+#include <bgtask/core/task_id.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 
-#include <bgtask/core/task_id.hpp>
-
+#include "e2e/e2e_support.hpp"
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -85,7 +83,8 @@ TEST_F(CleanupTest, SparesTasksThatFinishedRecentlyByDefault)
   EXPECT_EQ(result.out, "");
   EXPECT_TRUE(has_all_files(a));
   EXPECT_TRUE(has_all_files(b));
-  EXPECT_EQ(summary_of(bg({"cleanup", "--json", "--older-than", "1h"})).at("matched"), json::value(0));
+  EXPECT_EQ(summary_of(bg({"cleanup", "--json", "--older-than", "1h"})).at("matched"),
+            json::value(0));
 }
 
 TEST_F(CleanupTest, RemovesFinishedTasksButNeverARunningOne)
@@ -107,7 +106,7 @@ TEST_F(CleanupTest, RemovesFinishedTasksButNeverARunningOne)
   EXPECT_TRUE(has_all_files(running));
   EXPECT_EQ(state_of(running), "running");
   EXPECT_EQ(task_entries(), (std::vector<std::string>{running + ".lock", running + ".output",
-                                                        running + ".status.json"}));
+                                                      running + ".status.json"}));
 }
 
 TEST_F(CleanupTest, PrintsWhatItRemoved)
@@ -128,7 +127,8 @@ TEST_F(CleanupTest, RemovesOnlyTheGivenStates)
   finish(bad);
   EXPECT_EQ(bg({"cancel", cancelled}).exit_code, 0);
   EXPECT_TRUE(wait_until_released(cancelled));
-  const auto summary = summary_of(bg({"cleanup", "--json", "--older-than", "0s", "--state", "failed,cancelled"}));
+  const auto summary =
+    summary_of(bg({"cleanup", "--json", "--older-than", "0s", "--state", "failed,cancelled"}));
   EXPECT_EQ(summary.at("removed"), json::value(2));
   EXPECT_TRUE(has_all_files(ok));
   EXPECT_FALSE(has_files(bad));
@@ -182,8 +182,10 @@ TEST_F(CleanupTest, RefusesBadFilters)
   const std::string id = start({"--", "true"});
   finish(id);
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"cleanup", "--older-than", "soon"}, {"cleanup", "--state", "bogus"},
-        {"cleanup", "--keep", "-1"}, {"cleanup", "--keep", "x"}}) {
+       {std::vector<std::string>{"cleanup", "--older-than", "soon"},
+        {"cleanup", "--state", "bogus"},
+        {"cleanup", "--keep", "-1"},
+        {"cleanup", "--keep", "x"}}) {
     EXPECT_EQ(bg(args).exit_code, 2) << args[1];
   }
   EXPECT_TRUE(has_all_files(id));
@@ -193,7 +195,7 @@ TEST_F(CleanupTest, JudgesAgeByFinishTime)
 {
   using std::chrono::hours;
   plant_finished(dir(), "0000000000a1", hours(24 * 30), hours(24 * 10)); // finished 10 days ago
-  plant_finished(dir(), "0000000000a2", hours(24 * 30), hours(2));       // long run, finished lately
+  plant_finished(dir(), "0000000000a2", hours(24 * 30), hours(2)); // long run, finished lately
   plant_finished(dir(), "0000000000a3", hours(3), hours(1));
   const Result by_default = bg({"cleanup"});
   EXPECT_EQ(by_default.exit_code, 0) << by_default;

@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <filesystem>
 
 using e2e::Result;
@@ -17,7 +16,8 @@ TEST_F(CleanupMaxBytes, RemovesTheOldestFinishedTasksUntilTheRestFits)
   // Each finished task takes a little over 100 kB; 150 kB leaves room for one.
   const Result dry = bg({"cleanup", "--max-bytes", "150000", "--dry-run"});
   ASSERT_EQ(dry.exit_code, 0) << dry;
-  EXPECT_EQ(dry.out, "would remove " + ids[0] + " succeeded\nwould remove " + ids[1] + " succeeded\n");
+  EXPECT_EQ(dry.out,
+            "would remove " + ids[0] + " succeeded\nwould remove " + ids[1] + " succeeded\n");
   const Result result = bg({"cleanup", "--max-bytes", "150000"});
   ASSERT_EQ(result.exit_code, 0) << result;
   EXPECT_FALSE(std::filesystem::exists(record_path(ids[0])));

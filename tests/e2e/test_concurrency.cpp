@@ -1,7 +1,6 @@
-#include "e2e/e2e_support.hpp"
-
 #include <bgtask/core/task_id.hpp>
 
+#include "e2e/e2e_support.hpp"
 #include <fstream>
 #include <set>
 
@@ -49,8 +48,8 @@ TEST_F(Concurrency, ListsWhileTasksFinishLeaveEveryRecordIntact)
   constexpr int k_lists = 20;
   std::vector<std::string> ids;
   for (int i = 0; i < k_tasks; ++i) {
-    ids.push_back(start({"--cwd", work().string(), "-c", "while [ ! -e gate ]; do sleep 0.01; done; echo " +
-                                                          std::to_string(i)}));
+    ids.push_back(start({"--cwd", work().string(), "-c",
+                         "while [ ! -e gate ]; do sleep 0.01; done; echo " + std::to_string(i)}));
   }
   std::vector<e2e::Process> lists;
   for (int i = 0; i < k_lists / 2; ++i) {
@@ -113,7 +112,8 @@ TEST_F(Concurrency, CleanupAlongsideStartsNeverBreaksThem)
   // cleanup is meant to run from cron whenever it likes: a loop of it must
   // not disturb tasks being started meanwhile.
   e2e::Process cleanups = e2e::Process(
-    {"/bin/sh", "-c", "while [ ! -e \"$2/stop\" ]; do \"$0\" --dir \"$1\" cleanup >/dev/null || exit 1; done",
+    {"/bin/sh", "-c",
+     "while [ ! -e \"$2/stop\" ]; do \"$0\" --dir \"$1\" cleanup >/dev/null || exit 1; done",
      e2e::bgtask_binary(), dir().string(), work().string()},
     {});
   constexpr int k_starts = 40;

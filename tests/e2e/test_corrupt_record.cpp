@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <fstream>
 
 namespace json = boost::json;
@@ -53,8 +52,10 @@ TEST_F(CorruptRecord, IsListedExplainedAndNeverRemoved)
   EXPECT_FALSE(std::filesystem::exists(record_path(good)));
   EXPECT_EQ(record_bytes(bad), k_garbage);
 
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"wait", bad}, {"output", bad},
-                                               {"cancel", bad}, {"progress", bad, "--percent", "1"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"wait", bad},
+                                               {"output", bad},
+                                               {"cancel", bad},
+                                               {"progress", bad, "--percent", "1"}}) {
     const Result result = bg(args);
     EXPECT_EQ(result.exit_code, 1) << args.front() << ": " << result;
     EXPECT_NE(result.err.find(bad), std::string::npos) << args.front() << ": " << result;
@@ -71,7 +72,8 @@ TEST_F(CorruptRecord, CoversEmptyAndTruncatedRecords)
   EXPECT_EQ(wait_for(truncated), 0);
   const std::string full = record_bytes(truncated);
   std::ofstream(record_path(empty), std::ios::trunc).close();
-  std::ofstream(record_path(truncated), std::ios::binary | std::ios::trunc) << full.substr(0, full.size() / 2);
+  std::ofstream(record_path(truncated), std::ios::binary | std::ios::trunc)
+    << full.substr(0, full.size() / 2);
   const Result list = bg({"list", "--json"});
   EXPECT_EQ(list.exit_code, 0) << list;
   const auto array = e2e::parse_json(list.out);

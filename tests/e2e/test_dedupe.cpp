@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <algorithm>
 
 using e2e::Result;
@@ -11,9 +10,10 @@ namespace {
 
 std::size_t count_records(const std::vector<std::string>& entries)
 {
-  return static_cast<std::size_t>(std::count_if(entries.begin(), entries.end(), [](const std::string& name) {
-    return name.size() > 12 && name.substr(12) == ".status.json";
-  }));
+  return static_cast<std::size_t>(
+    std::count_if(entries.begin(), entries.end(), [](const std::string& name) {
+      return name.size() > 12 && name.substr(12) == ".status.json";
+    }));
 }
 
 e2e::RunOptions env_max_running(const std::string& value)
@@ -37,7 +37,8 @@ TEST_F(Dedupe, TenConcurrentIdenticalStartsYieldOneTask)
     ASSERT_EQ(result.exit_code, 0) << result;
     ids.push_back(result.line());
   }
-  EXPECT_TRUE(std::all_of(ids.begin(), ids.end(), [&](const std::string& id) { return id == ids.front(); }))
+  EXPECT_TRUE(
+    std::all_of(ids.begin(), ids.end(), [&](const std::string& id) { return id == ids.front(); }))
     << ::testing::PrintToString(ids);
   EXPECT_EQ(count_records(dir_entries()), 1U);
   EXPECT_EQ(state_of(ids.front()), "running");
@@ -46,10 +47,15 @@ TEST_F(Dedupe, TenConcurrentIdenticalStartsYieldOneTask)
 TEST_F(Dedupe, ComparesCommandCwdEnvValuesAndTimeout)
 {
   const std::string base = start({"--dedupe", "--env", "TOKEN=s3cret-value", "--", "sleep", "60"});
-  EXPECT_EQ(start({"--dedupe", "--env", "TOKEN=s3cret-value", "--name", "other", "--", "sleep", "60"}), base);
+  EXPECT_EQ(
+    start({"--dedupe", "--env", "TOKEN=s3cret-value", "--name", "other", "--", "sleep", "60"}),
+    base);
   EXPECT_NE(start({"--dedupe", "--env", "TOKEN=another", "--", "sleep", "60"}), base);
-  EXPECT_NE(start({"--dedupe", "--env", "TOKEN=s3cret-value", "--timeout", "1h", "--", "sleep", "60"}), base);
-  EXPECT_NE(start({"--dedupe", "--env", "TOKEN=s3cret-value", "--cwd", "/", "--", "sleep", "60"}), base);
+  EXPECT_NE(
+    start({"--dedupe", "--env", "TOKEN=s3cret-value", "--timeout", "1h", "--", "sleep", "60"}),
+    base);
+  EXPECT_NE(start({"--dedupe", "--env", "TOKEN=s3cret-value", "--cwd", "/", "--", "sleep", "60"}),
+            base);
   EXPECT_NE(start({"--dedupe", "--env", "TOKEN=s3cret-value", "--", "sleep", "61"}), base);
   // Only a keyed hash is stored, never the value.
   EXPECT_EQ(record_bytes(base).find("s3cret-value"), std::string::npos);

@@ -1,7 +1,7 @@
-#include "e2e/e2e_support.hpp"
-
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+
+#include "e2e/e2e_support.hpp"
 
 namespace json = boost::json;
 

@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <sstream>
 
 namespace json = boost::json;
@@ -50,7 +49,8 @@ TEST_F(List, ShowsOnlyTheHeaderForAnEmptyDirectory)
 {
   const Result result = bg({"list"});
   EXPECT_EQ(result.exit_code, 0) << result;
-  EXPECT_EQ(words_of(result.out), (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"}));
+  EXPECT_EQ(words_of(result.out),
+            (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"}));
   const Result json_result = bg({"list", "--json"});
   EXPECT_EQ(json_result.exit_code, 0) << json_result;
   EXPECT_EQ(json_result.out, "[]\n");
@@ -67,7 +67,8 @@ TEST_F(List, ShowsTasksOldestFirstInTheDocumentedColumns)
   ASSERT_EQ(result.exit_code, 0) << result;
   const auto lines = lines_of(result.out);
   ASSERT_EQ(lines.size(), 4u) << result;
-  EXPECT_EQ(words_of(lines[0]), (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"}));
+  EXPECT_EQ(words_of(lines[0]),
+            (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"}));
   const auto row1 = words_of(lines[1]);
   const auto row2 = words_of(lines[2]);
   const auto row3 = words_of(lines[3]);
@@ -120,7 +121,8 @@ TEST_F(List, FiltersByState)
   const std::string running = start({"--", "sleep", "60"});
   wait_for(ok);
   wait_for(bad);
-  EXPECT_EQ(listed_ids(bg({"list", "--json", "--state", "failed"})), (std::vector<std::string>{bad}));
+  EXPECT_EQ(listed_ids(bg({"list", "--json", "--state", "failed"})),
+            (std::vector<std::string>{bad}));
   EXPECT_EQ(listed_ids(bg({"list", "--json", "--state", "running,succeeded"})),
             (std::vector<std::string>{ok, running}));
   EXPECT_EQ(listed_ids(bg({"list", "--json", "--state", "lost"})), (std::vector<std::string>{}));
@@ -147,7 +149,8 @@ TEST_F(List, KeepsTheNewestWithLimit)
   for (int i = 0; i < 4; ++i) {
     ids.push_back(start({"--name", i % 2 == 0 ? "even" : "odd", "--", "true"}));
   }
-  EXPECT_EQ(listed_ids(bg({"list", "--json", "--limit", "2"})), (std::vector<std::string>{ids[2], ids[3]}));
+  EXPECT_EQ(listed_ids(bg({"list", "--json", "--limit", "2"})),
+            (std::vector<std::string>{ids[2], ids[3]}));
   EXPECT_EQ(listed_ids(bg({"list", "--json", "--limit", "10"})), ids);
   EXPECT_EQ(listed_ids(bg({"list", "--json", "--limit", "0"})), (std::vector<std::string>{}));
   EXPECT_EQ(listed_ids(bg({"list", "--json", "--limit", "1", "--name", "even"})),

@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <fstream>
 
 namespace json = boost::json;
@@ -32,10 +31,10 @@ std::string on_exit_message(const json::object& record)
 TEST_F(OnExit, RunsOnceWithTheOutcomeInItsEnvironment)
 {
   const auto hook_output = work() / "hook";
-  const std::string id = start({"--on-exit",
-                                "echo \"$BGTASK_ID $BGTASK_STATE $BGTASK_EXIT_CODE\" >> '" +
-                                  hook_output.string() + "'",
-                                "-c", "exit 4"});
+  const std::string id =
+    start({"--on-exit",
+           "echo \"$BGTASK_ID $BGTASK_STATE $BGTASK_EXIT_CODE\" >> '" + hook_output.string() + "'",
+           "-c", "exit 4"});
   EXPECT_EQ(wait_for(id), 4);
   ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
   EXPECT_EQ(on_exit_message(record(id)), "exit 0");
@@ -56,9 +55,9 @@ TEST_F(OnExit, RunsForATaskThatNeverRan)
 {
   const auto hook_output = work() / "hook";
   const std::string failing = start({"-c", "exit 1"});
-  const std::string id = start({"--after", failing, "--on-exit",
-                                "echo \"$BGTASK_STATE $BGTASK_EXIT_CODE\" > '" + hook_output.string() + "'",
-                                "--", "true"});
+  const std::string id = start(
+    {"--after", failing, "--on-exit",
+     "echo \"$BGTASK_STATE $BGTASK_EXIT_CODE\" > '" + hook_output.string() + "'", "--", "true"});
   EXPECT_EQ(wait_for(id), 1);
   ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
   EXPECT_EQ(read_file(hook_output), "failed 1\n");

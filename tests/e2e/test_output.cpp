@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <fstream>
 
 using e2e::Result;
@@ -35,7 +34,8 @@ TEST_F(Output, PassesBinaryOutputThroughUnchangedWhenNotATerminal)
 TEST_F(Output, FollowStreamsUntilTheTaskEndsAndExitsWithItsStatus)
 {
   const std::string id =
-    start({"--cwd", work().string(), "-c", "echo one; while [ ! -e gate ]; do sleep 0.02; done; echo two; exit 7"});
+    start({"--cwd", work().string(), "-c",
+           "echo one; while [ ! -e gate ]; do sleep 0.02; done; echo two; exit 7"});
   e2e::Process follow = bg_async({"output", "--follow", id});
   // "one" arrives while the task still waits for the gate: output is streamed.
   EXPECT_TRUE(follow.wait_for_stdout("one\n"));
@@ -64,8 +64,8 @@ TEST_F(Output, FollowOfAFinishedTaskPrintsItAllAndExitsWithItsStatus)
 
 TEST_F(Output, FollowWithTailStartsFromTheLastLines)
 {
-  const std::string id =
-    start({"--cwd", work().string(), "-c", "seq 1 5; while [ ! -e gate ]; do sleep 0.02; done; echo 6"});
+  const std::string id = start(
+    {"--cwd", work().string(), "-c", "seq 1 5; while [ ! -e gate ]; do sleep 0.02; done; echo 6"});
   EXPECT_TRUE(wait_for_output(id, "5\n"));
   e2e::Process follow = bg_async({"output", "--follow", "--tail", "2", id});
   EXPECT_TRUE(follow.wait_for_stdout("5\n"));

@@ -16,8 +16,8 @@ std::string quoted(const std::string& text)
 
 TEST_F(Progress, ReportsFromInsideTheTaskThroughItsId)
 {
-  const std::string id = start(
-    {"-c", quoted(e2e::bgtask_binary()) + " progress --percent 50 --message half && echo reported"});
+  const std::string id = start({"-c", quoted(e2e::bgtask_binary()) +
+                                        " progress --percent 50 --message half && echo reported"});
   EXPECT_EQ(wait_for(id), 0);
   EXPECT_EQ(output_of(id), "reported\n");
   const auto r = record(id);
@@ -37,7 +37,8 @@ TEST_F(Progress, ReportsFromInsideTheTaskThroughItsId)
 TEST_F(Progress, ReportsForAnExplicitId)
 {
   const std::string id = start({"--", "sleep", "60"});
-  const Result result = bg({"progress", id.substr(0, 6), "--current", "3", "--total", "10", "--message", "copying"});
+  const Result result =
+    bg({"progress", id.substr(0, 6), "--current", "3", "--total", "10", "--message", "copying"});
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(result.out, "");
   const auto r = record(id);
@@ -82,9 +83,12 @@ TEST_F(Progress, RefusesEmptyOrInvalidReports)
   const std::string id = start({"--", "sleep", "60"});
   const std::string before = record_bytes(id);
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"progress", id}, {"progress", id, "--percent", "101"},
-        {"progress", id, "--percent", "-1"}, {"progress", id, "--percent", "nan"},
-        {"progress", id, "--current", "x"}, {"progress", id, "--message", std::string(2000, 'm')}}) {
+       {std::vector<std::string>{"progress", id},
+        {"progress", id, "--percent", "101"},
+        {"progress", id, "--percent", "-1"},
+        {"progress", id, "--percent", "nan"},
+        {"progress", id, "--current", "x"},
+        {"progress", id, "--message", std::string(2000, 'm')}}) {
     const Result result = bg(args);
     EXPECT_EQ(result.exit_code, 2) << result;
   }

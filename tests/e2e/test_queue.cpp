@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <algorithm>
 #include <csignal>
 #include <fstream>
@@ -16,7 +15,10 @@ class Queue : public e2e::E2eTest
 {
 protected:
   // A shell loop that ends once the file `go` exists in the work directory.
-  std::string blocker() const { return "while [ ! -e '" + (work() / "go").string() + "' ]; do sleep 0.05; done"; }
+  std::string blocker() const
+  {
+    return "while [ ! -e '" + (work() / "go").string() + "' ]; do sleep 0.05; done";
+  }
 
   void release() const { std::ofstream(work() / "go").put('\n'); }
 
@@ -210,7 +212,8 @@ TEST_F(After, FailsWithoutRunningWhenADependencyFails)
   const std::string then = start({"--after", failing.substr(0, 8), "-c", "echo ran"});
   EXPECT_EQ(wait_for(then), 1);
   EXPECT_EQ(state_of(then), "failed");
-  EXPECT_EQ(string_field(then, "error"), "dependency " + failing + " did not succeed: failed (exit 3)");
+  EXPECT_EQ(string_field(then, "error"),
+            "dependency " + failing + " did not succeed: failed (exit 3)");
   EXPECT_EQ(output_of(then), "");
   EXPECT_TRUE(record(then).at("started_at").is_null());
 }

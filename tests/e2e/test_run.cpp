@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <csignal>
 
 using e2e::Result;
@@ -19,7 +18,8 @@ TEST_F(RunCommand, StreamsTheOutputAndExitsWithTheTaskStatus)
 
 TEST_F(RunCommand, ExitsZeroForASuccessAndTakesStartOptions)
 {
-  const Result result = bg({"run", "--name", "inline", "--env", "GREETING=hi", "-c", "echo $GREETING"});
+  const Result result =
+    bg({"run", "--name", "inline", "--env", "GREETING=hi", "-c", "echo $GREETING"});
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(result.out, "hi\n");
   const Result list = bg({"list", "--name", "inline"});

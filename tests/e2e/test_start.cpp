@@ -1,7 +1,6 @@
-#include "e2e/e2e_support.hpp"
-
 #include <bgtask/core/task_id.hpp>
 
+#include "e2e/e2e_support.hpp"
 #include <fstream>
 #include <sys/stat.h>
 
@@ -35,9 +34,10 @@ TEST_F(Start, ReturnsAtOnceInsideCommandSubstitution)
 {
   e2e::RunOptions options;
   options.limit = 20s;
-  const Result result = e2e::run({"/bin/sh", "-c", "id=$(\"$0\" --dir \"$1\" start -- sleep 60) && echo \"id=$id\"",
-                                  e2e::bgtask_binary(), dir().string()},
-                                 options);
+  const Result result =
+    e2e::run({"/bin/sh", "-c", "id=$(\"$0\" --dir \"$1\" start -- sleep 60) && echo \"id=$id\"",
+              e2e::bgtask_binary(), dir().string()},
+             options);
   ASSERT_FALSE(result.hung) << result;
   ASSERT_EQ(result.exit_code, 0) << result;
   ASSERT_TRUE(result.out.starts_with("id=")) << result;
@@ -51,13 +51,18 @@ TEST_F(Start, WritesPrivateFilesOnly)
   const std::string id = start({"--", "echo", "hi"});
   EXPECT_EQ(wait_for(id), 0);
   for (const fs::path& path : {record_path(id), output_path(id), lock_path(id)}) {
-    struct stat st{};
+    struct stat st
+    {
+    };
     ASSERT_EQ(::stat(path.c_str(), &st), 0) << path;
     EXPECT_EQ(st.st_mode & 07777, 0600u) << path;
   }
-  EXPECT_EQ(task_entries(), (std::vector<std::string>{id + ".lock", id + ".output", id + ".status.json"}));
+  EXPECT_EQ(task_entries(),
+            (std::vector<std::string>{id + ".lock", id + ".output", id + ".status.json"}));
   for (const auto& name : dir_entries()) {
-    struct stat st{};
+    struct stat st
+    {
+    };
     ASSERT_EQ(::lstat((dir() / name).c_str(), &st), 0) << name;
     EXPECT_EQ(st.st_mode & 077, 0u) << name << " is open to others";
   }
@@ -99,8 +104,8 @@ TEST_F(Start, PassesEnvValuesWithoutEverStoringThem)
 {
   const std::string secret = "s3cr3t-" + std::to_string(::getpid()) + "-value";
   const std::string id =
-    start({"--env", "BGTASK_TEST_SECRET=" + secret, "--env", "OTHER=x", "--cwd", work().string(), "-c",
-           "printf %s \"$BGTASK_TEST_SECRET\" > secret.txt"});
+    start({"--env", "BGTASK_TEST_SECRET=" + secret, "--env", "OTHER=x", "--cwd", work().string(),
+           "-c", "printf %s \"$BGTASK_TEST_SECRET\" > secret.txt"});
   EXPECT_EQ(wait_for(id), 0);
   std::ifstream in(work() / "secret.txt");
   std::string seen;
@@ -109,9 +114,12 @@ TEST_F(Start, PassesEnvValuesWithoutEverStoringThem)
   const auto r = record(id);
   EXPECT_EQ(r.at("env_names"), (json::array{"BGTASK_TEST_SECRET", "OTHER"}));
   EXPECT_EQ(record_bytes(id).find(secret), std::string::npos);
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"list", "--json"}, {"status", "--json", id}, {"wait", "--json", id},
-        {"cancel", "--json", id}, {"status", id}, {"list"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"list", "--json"},
+                                               {"status", "--json", id},
+                                               {"wait", "--json", id},
+                                               {"cancel", "--json", id},
+                                               {"status", id},
+                                               {"list"}}) {
     const Result result = bg(args);
     EXPECT_EQ(result.exit_code, 0) << result;
     EXPECT_EQ(result.out.find(secret), std::string::npos) << args.front();
@@ -119,7 +127,8 @@ TEST_F(Start, PassesEnvValuesWithoutEverStoringThem)
   }
   for (const auto& name : dir_entries()) {
     std::ifstream file(dir() / name, std::ios::binary);
-    const std::string content((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const std::string content((std::istreambuf_iterator<char>(file)),
+                              std::istreambuf_iterator<char>());
     EXPECT_EQ(content.find(secret), std::string::npos) << name;
   }
 }
@@ -240,9 +249,11 @@ TEST_F(Start, RecordsABadCwdAsAFailedStart)
 
 TEST_F(Start, RefusesAnEmptyOrConflictingCommand)
 {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"start"}, {"start", "--"}, {"start", "-c", "true", "--", "true"},
-        {"start", "--", ""}, {"start", "--timeout", "0s", "--", "true"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"start"},
+                                               {"start", "--"},
+                                               {"start", "-c", "true", "--", "true"},
+                                               {"start", "--", ""},
+                                               {"start", "--timeout", "0s", "--", "true"}}) {
     const Result result = bg(args);
     EXPECT_EQ(result.exit_code, 2) << result;
     EXPECT_EQ(result.out, "") << result;
@@ -253,12 +264,14 @@ TEST_F(Start, RefusesAnEmptyOrConflictingCommand)
 TEST_F(Start, WorksInADirectoryWhosePathNeedsQuoting)
 {
   const fs::path odd = work() / "task dir 'with' \"quotes\" $HOME";
-  const Result started = e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "start", "-c",
-                                   "printf '%s' \"$BGTASK_DIR\""});
+  const Result started = e2e::run(
+    {e2e::bgtask_binary(), "--dir", odd.string(), "start", "-c", "printf '%s' \"$BGTASK_DIR\""});
   ASSERT_EQ(started.exit_code, 0) << started;
-  const Result waited = e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "wait", started.line()});
+  const Result waited =
+    e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "wait", started.line()});
   EXPECT_EQ(waited.exit_code, 0) << waited;
-  const Result output = e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "output", started.line()});
+  const Result output =
+    e2e::run({e2e::bgtask_binary(), "--dir", odd.string(), "output", started.line()});
   EXPECT_EQ(output.out, odd.string());
 }
 
@@ -266,10 +279,12 @@ TEST_F(Start, GivesTheCommandAnAbsoluteDirectoryForARelativeDir)
 {
   e2e::RunOptions options;
   options.cwd = work();
-  const Result started = e2e::run({e2e::bgtask_binary(), "--dir", "tasks", "start", "-c", "printf '%s' \"$BGTASK_DIR\""},
-                                  options);
+  const Result started =
+    e2e::run({e2e::bgtask_binary(), "--dir", "tasks", "start", "-c", "printf '%s' \"$BGTASK_DIR\""},
+             options);
   ASSERT_EQ(started.exit_code, 0) << started;
   EXPECT_EQ(wait_for(started.line()), 0);
   EXPECT_EQ(output_of(started.line()), dir().string());
-  EXPECT_EQ(record(started.line()).at("output").at("path"), json::value(output_path(started.line()).string()));
+  EXPECT_EQ(record(started.line()).at("output").at("path"),
+            json::value(output_path(started.line()).string()));
 }

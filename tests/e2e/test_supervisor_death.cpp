@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <csignal>
 
 namespace json = boost::json;
@@ -28,7 +27,8 @@ json::object only_record(const Result& result)
   EXPECT_EQ(result.exit_code, 0) << result;
   const auto value = e2e::parse_json(result.out);
   EXPECT_TRUE(value.is_array() && value.get_array().size() == 1) << result;
-  return value.is_array() && !value.get_array().empty() ? value.get_array()[0].as_object() : json::object();
+  return value.is_array() && !value.get_array().empty() ? value.get_array()[0].as_object()
+                                                        : json::object();
 }
 
 } // namespace
@@ -160,5 +160,6 @@ TEST_F(SupervisorDeath, CountsAnyProcessOfTheTaskAsTheCommandStillRunning)
   EXPECT_EQ(r.at("unsupervised"), json::value(true));
   EXPECT_EQ(bg({"cancel", "--grace", "500ms", id}).exit_code, 0);
   EXPECT_EQ(state_of(id), "cancelled");
-  EXPECT_TRUE(e2e::eventually([&] { return e2e::processes_with_environment("BGTASK_ID=" + id).empty(); }));
+  EXPECT_TRUE(
+    e2e::eventually([&] { return e2e::processes_with_environment("BGTASK_ID=" + id).empty(); }));
 }

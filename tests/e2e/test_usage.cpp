@@ -1,8 +1,7 @@
-#include "e2e/e2e_support.hpp"
-
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 
+#include "e2e/e2e_support.hpp"
 #include <filesystem>
 #include <sys/stat.h>
 
@@ -71,7 +70,8 @@ TEST_F(Usage, RefusesShortAndMalformedIdsWithoutCreatingAnything)
       args.insert(args.begin() + 1, "--");
       if (command.size() == 1) {
         const Result after_separator = bg(args);
-        EXPECT_EQ(after_separator.exit_code, 2) << command.front() << " -- " << text << ": " << after_separator;
+        EXPECT_EQ(after_separator.exit_code, 2)
+          << command.front() << " -- " << text << ": " << after_separator;
       }
     }
   }
@@ -119,8 +119,10 @@ TEST_F(Usage, RefusesBadDurations)
   const auto before = dir_entries();
   for (const std::string bad : {"-5s", "1e309", "5x", "", "1h1h", "5 s", "inf", "nan", "0x10"}) {
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"wait", "--timeout=" + bad, id}, {"start", "--timeout=" + bad, "--", "true"},
-          {"start", "--grace=" + bad, "--", "true"}, {"cancel", "--grace=" + bad, id},
+         {std::vector<std::string>{"wait", "--timeout=" + bad, id},
+          {"start", "--timeout=" + bad, "--", "true"},
+          {"start", "--grace=" + bad, "--", "true"},
+          {"cancel", "--grace=" + bad, id},
           {"cleanup", "--older-than=" + bad}}) {
       const Result result = bg(args);
       EXPECT_EQ(result.exit_code, 2) << args[0] << " " << args[1] << ": " << result;
@@ -146,10 +148,18 @@ TEST_F(Usage, AcceptsTheDocumentedDurations)
 
 TEST_F(Usage, RefusesUnknownOptionsAndCommands)
 {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"list", "--bogus"}, {"--bogus", "list"}, {"frobnicate"}, {"lst"},
-        {"start", "--bogus", "--", "true"}, {"status"}, {"wait"}, {"cancel"}, {"output"},
-        {"list", "--jso"}, {"list", "extra"}, {"status", "--tail"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"list", "--bogus"},
+                                               {"--bogus", "list"},
+                                               {"frobnicate"},
+                                               {"lst"},
+                                               {"start", "--bogus", "--", "true"},
+                                               {"status"},
+                                               {"wait"},
+                                               {"cancel"},
+                                               {"output"},
+                                               {"list", "--jso"},
+                                               {"list", "extra"},
+                                               {"status", "--tail"}}) {
     const Result result = bg(args);
     EXPECT_EQ(result.exit_code, 2) << args.front() << ": " << result;
     EXPECT_EQ(result.out, "") << result;
@@ -177,7 +187,8 @@ TEST_F(Usage, RefusesADirectoryThatIsASymlink)
 {
   const fs::path link = work() / "link";
   fs::create_symlink(dir(), link);
-  const Result result = e2e::run({e2e::bgtask_binary(), "--dir", link.string(), "start", "--", "true"});
+  const Result result =
+    e2e::run({e2e::bgtask_binary(), "--dir", link.string(), "start", "--", "true"});
   EXPECT_EQ(result.exit_code, 2) << result;
   EXPECT_NE(result.err.find("symbolic link"), std::string::npos) << result;
   EXPECT_TRUE(dir_entries().empty());
@@ -193,7 +204,9 @@ TEST_F(Usage, FindsTheDirectoryThroughTheEnvironment)
   options.env = {"XDG_STATE_HOME=" + work().string(), "HOME=/nonexistent"};
   const Result xdg = e2e::run({e2e::bgtask_binary(), "list"}, options);
   EXPECT_EQ(xdg.exit_code, 0) << xdg;
-  struct stat st{};
+  struct stat st
+  {
+  };
   ASSERT_EQ(::stat((work() / "bgtask").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0700u);
 }

@@ -1,5 +1,4 @@
 #include "e2e/e2e_support.hpp"
-
 #include <filesystem>
 
 namespace json = boost::json;

@@ -4,8 +4,8 @@
 // Numbers may move by an ulp or so per trip: Boost.JSON 1.81 parses doubles
 // fast, not correctly rounded (its serializer writes the shortest exact form).
 
-#include <bgtask/core/record_json.hpp>
 #include <bgtask/cli/record_view.hpp>
+#include <bgtask/core/record_json.hpp>
 
 #include <boost/json.hpp>
 

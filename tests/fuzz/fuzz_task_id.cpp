@@ -4,11 +4,11 @@
 // full ID that starts with the prefix; a classified file name must be
 // exactly an ID plus a task-file suffix (or a temp name built on an ID).
 
-#include <bgtask/util/error.hpp>
+#include <bgtask/core/task_id.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/core/task_id.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <cstdint>
 #include <cstdlib>
@@ -22,7 +22,8 @@
 namespace {
 
 // IDs planted as empty record files: two share a 6-character prefix.
-constexpr std::string_view k_ids[] = {"0a1b2c3d4e5f", "0a1b2cxyzxyz", "7zzzzzzzzzzz", "abcdefghjkmn"};
+constexpr std::string_view k_ids[] = {"0a1b2c3d4e5f", "0a1b2cxyzxyz", "7zzzzzzzzzzz",
+                                      "abcdefghjkmn"};
 
 std::string g_path;
 std::optional<bgtask::TaskDir> g_dir;
@@ -45,9 +46,15 @@ void check_file_name(std::string_view name)
   }
   std::string rebuilt;
   switch (file->kind) {
-  case bgtask::TaskFileKind::status: rebuilt = bgtask::status_file_name(file->id); break;
-  case bgtask::TaskFileKind::output: rebuilt = bgtask::output_file_name(file->id); break;
-  case bgtask::TaskFileKind::lock: rebuilt = bgtask::lock_file_name(file->id); break;
+  case bgtask::TaskFileKind::status:
+    rebuilt = bgtask::status_file_name(file->id);
+    break;
+  case bgtask::TaskFileKind::output:
+    rebuilt = bgtask::output_file_name(file->id);
+    break;
+  case bgtask::TaskFileKind::lock:
+    rebuilt = bgtask::lock_file_name(file->id);
+    break;
   case bgtask::TaskFileKind::temp:
     if (!name.starts_with("." + file->id + ".") || !name.ends_with(".tmp") ||
         name.find('/') != std::string_view::npos) {
@@ -89,7 +96,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::abort();
   }
   const bool valid_prefix = bgtask::is_task_id_prefix(text);
-  if (valid_prefix && (text.find_first_of("./\n") != std::string_view::npos || text.starts_with('-'))) {
+  if (valid_prefix &&
+      (text.find_first_of("./\n") != std::string_view::npos || text.starts_with('-'))) {
     std::abort();
   }
   check_file_name(text);

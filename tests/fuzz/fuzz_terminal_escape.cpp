@@ -25,9 +25,9 @@ bool has_c1_or_bidi(std::string_view text)
       return true;
     }
   }
-  for (const std::string_view bidi : {"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad",
-                                      "\xe2\x80\xae", "\xe2\x81\xa6", "\xe2\x81\xa7", "\xe2\x81\xa8",
-                                      "\xe2\x81\xa9"}) {
+  for (const std::string_view bidi :
+       {"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad", "\xe2\x80\xae",
+        "\xe2\x81\xa6", "\xe2\x81\xa7", "\xe2\x81\xa8", "\xe2\x81\xa9"}) {
     if (contains(text, bidi)) {
       return true;
     }

@@ -76,7 +76,8 @@ TEST(Completion, HandsPathsAndCommandsToTheShell)
   const auto cwd = complete_command_line({"start", "--cwd=/us"}, k_no_dir);
   EXPECT_EQ(cwd.kind, CompletionKind::directories);
   EXPECT_EQ(cwd.prefix, "--cwd=");
-  EXPECT_EQ(complete_command_line({"start", "--name", "x", "--", ""}, k_no_dir).kind, CompletionKind::commands);
+  EXPECT_EQ(complete_command_line({"start", "--name", "x", "--", ""}, k_no_dir).kind,
+            CompletionKind::commands);
   EXPECT_EQ(complete_command_line({"start", "--", "ls", ""}, k_no_dir).kind, CompletionKind::files);
   EXPECT_EQ(complete_command_line({"start", "-c", ""}, k_no_dir).kind, CompletionKind::words);
 }

@@ -1,5 +1,5 @@
-#include <bgtask/util/error.hpp>
 #include <bgtask/core/exit_status.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,8 @@ using bgtask::TaskState;
 
 namespace {
 
-TaskRecord record_in(TaskState state, std::optional<int> exit_code = {}, std::optional<int> signal = {})
+TaskRecord record_in(TaskState state, std::optional<int> exit_code = {},
+                     std::optional<int> signal = {})
 {
   TaskRecord r;
   r.id = "01hx2k3m4n5p";
@@ -66,15 +67,21 @@ TEST(ExitStatus, TreatsAnUnfinishedTaskAsAWaitThatTimedOut)
 TEST(ExitStatus, CombinesToZeroOnlyIfEveryTaskSucceeded)
 {
   EXPECT_EQ(combined_exit_status({}), 0);
-  EXPECT_EQ(combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::succeeded, 0)}), 0);
-  EXPECT_EQ(combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::failed, 4)}), 4);
-  EXPECT_EQ(combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::lost)}), 75);
+  EXPECT_EQ(
+    combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::succeeded, 0)}),
+    0);
+  EXPECT_EQ(
+    combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::failed, 4)}), 4);
+  EXPECT_EQ(combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::lost)}),
+            75);
 }
 
 TEST(ExitStatus, CombinesToTheStatusOfTheFirstUnsuccessfulTask)
 {
-  EXPECT_EQ(combined_exit_status({record_in(TaskState::failed, 5), record_in(TaskState::cancelled)}), 5);
-  EXPECT_EQ(combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::cancelled),
-                                  record_in(TaskState::failed, 5)}),
-            130);
+  EXPECT_EQ(
+    combined_exit_status({record_in(TaskState::failed, 5), record_in(TaskState::cancelled)}), 5);
+  EXPECT_EQ(
+    combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::cancelled),
+                          record_in(TaskState::failed, 5)}),
+    130);
 }

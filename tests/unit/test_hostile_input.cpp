@@ -56,14 +56,21 @@ enum class Kind { string, integer, real, boolean, array, object, null };
 Kind kind_of(const json::value& v)
 {
   switch (v.kind()) {
-  case json::kind::string: return Kind::string;
+  case json::kind::string:
+    return Kind::string;
   case json::kind::int64:
-  case json::kind::uint64: return Kind::integer;
-  case json::kind::double_: return Kind::real;
-  case json::kind::bool_: return Kind::boolean;
-  case json::kind::array: return Kind::array;
-  case json::kind::object: return Kind::object;
-  case json::kind::null: return Kind::null;
+  case json::kind::uint64:
+    return Kind::integer;
+  case json::kind::double_:
+    return Kind::real;
+  case json::kind::bool_:
+    return Kind::boolean;
+  case json::kind::array:
+    return Kind::array;
+  case json::kind::object:
+    return Kind::object;
+  case json::kind::null:
+    return Kind::null;
   }
   return Kind::null;
 }
@@ -77,15 +84,16 @@ bool compatible(Kind expected, Kind given)
 
 const std::vector<json::value>& replacements()
 {
-  static const std::vector<json::value> values = {json::value("x"), json::value(7), json::value(1.5),
-                                                  json::value(true), json::array{}, json::object{}};
+  static const std::vector<json::value> values = {json::value("x"), json::value(7),
+                                                  json::value(1.5), json::value(true),
+                                                  json::array{},    json::object{}};
   return values;
 }
 
 struct Slot
 {
-  std::string name;                          // for messages
-  std::string key;                           // what the rejection must name
+  std::string name;                              // for messages
+  std::string key;                               // what the rejection must name
   std::function<json::value&(json::object&)> at; // the slot in a fresh copy
 };
 
@@ -106,9 +114,8 @@ std::vector<Slot> every_slot(const json::object& record)
       }
     }
     if (top.value().is_array() && !top.value().as_array().empty()) {
-      slots.push_back({key + "[0]", key, [key](json::object& o) -> json::value& {
-                         return o[key].as_array()[0];
-                       }});
+      slots.push_back({key + "[0]", key,
+                       [key](json::object& o) -> json::value& { return o[key].as_array()[0]; }});
       if (top.value().as_array()[0].is_object()) {
         for (const auto& inner : top.value().as_array()[0].as_object()) {
           const std::string sub(inner.key());
@@ -127,9 +134,9 @@ std::vector<Slot> every_slot(const json::object& record)
 TEST(HostileInput, TimestampsWithMalformedSecondsAreRejected)
 {
   // The first one made date::parse convert a NaN to an integer (fuzzing).
-  for (const char* text : {"2026-11-29T19:076:125.4Z", "2026-11-29T19:07:1e5.4Z",
-                           "2026-11-29T19:07:nan.000Z", "2026-11-29T19:07:-1.000Z",
-                           "2026-11-29T19:07:12.5e9Z", "+026-11-29T19:07:12.000Z"}) {
+  for (const char* text :
+       {"2026-11-29T19:076:125.4Z", "2026-11-29T19:07:1e5.4Z", "2026-11-29T19:07:nan.000Z",
+        "2026-11-29T19:07:-1.000Z", "2026-11-29T19:07:12.5e9Z", "+026-11-29T19:07:12.000Z"}) {
     EXPECT_EQ(parse_timestamp(text), std::nullopt) << text;
   }
   EXPECT_NE(parse_timestamp("2026-11-29T19:07:12.564Z"), std::nullopt);
@@ -186,7 +193,8 @@ TEST(HostileInput, ARecordWithAWrongTypeInAnyFieldIsRejectedNamingTheField)
 TEST(HostileInput, JsonForATerminalEscapesBidiOverrides)
 {
   // A task named with U+202E would otherwise reorder what `status --json` shows.
-  EXPECT_EQ(bgtask::escape_json_for_terminal("{\"name\":\"a\xe2\x80\xae" "b\xe2\x81\xa6\"}"),
+  EXPECT_EQ(bgtask::escape_json_for_terminal("{\"name\":\"a\xe2\x80\xae"
+                                             "b\xe2\x81\xa6\"}"),
             "{\"name\":\"a\\u202eb\\u2066\"}");
   EXPECT_EQ(bgtask::escape_json_for_terminal("\"\xe2\x80\xa9\""), "\"\xe2\x80\xa9\"")
     << "U+2029 is not a bidi override";

@@ -69,9 +69,11 @@ TEST(ListView, ColoursOnlyTheStateAndOnlyWhenAsked)
 
 TEST(ListView, ColourTakesNoWidthInTheTable)
 {
-  const std::string plain = render_table({"ID", "STATE", "NAME"}, {{"a", "failed", "x"}, {"b", "succeeded", "y"}});
-  const std::string coloured = render_table(
-    {"ID", "STATE", "NAME"}, {{"a", "\x1b[31mfailed\x1b[0m", "x"}, {"b", "\x1b[32msucceeded\x1b[0m", "y"}});
+  const std::string plain =
+    render_table({"ID", "STATE", "NAME"}, {{"a", "failed", "x"}, {"b", "succeeded", "y"}});
+  const std::string coloured =
+    render_table({"ID", "STATE", "NAME"},
+                 {{"a", "\x1b[31mfailed\x1b[0m", "x"}, {"b", "\x1b[32msucceeded\x1b[0m", "y"}});
   std::string stripped = coloured;
   for (const std::string sgr : {"\x1b[31m", "\x1b[32m", "\x1b[0m"}) {
     for (auto at = stripped.find(sgr); at != std::string::npos; at = stripped.find(sgr)) {

@@ -3,10 +3,9 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
 
-#include "temp_root.hpp"
-
 #include <gtest/gtest.h>
 
+#include "temp_root.hpp"
 #include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -33,7 +33,9 @@ UniqueFd make_output_file()
 
 std::uint64_t size_of(int fd)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   EXPECT_EQ(::fstat(fd, &st), 0);
   return static_cast<std::uint64_t>(st.st_size);
 }

@@ -17,9 +17,11 @@ TEST(Parallel, CallsWorkOnceForEveryIndex)
   for (const std::size_t count : {0U, 1U, 7U, 64U, 1000U}) {
     for (const std::size_t workers : {1U, 3U, 16U}) {
       std::vector<std::atomic<int>> calls(count);
-      for_each_index_in_parallel(count, workers, 5, [&](std::size_t, std::size_t i) { ++calls[i]; });
+      for_each_index_in_parallel(count, workers, 5,
+                                 [&](std::size_t, std::size_t i) { ++calls[i]; });
       for (std::size_t i = 0; i < count; ++i) {
-        EXPECT_EQ(calls[i], 1) << "index " << i << " of " << count << " with " << workers << " workers";
+        EXPECT_EQ(calls[i], 1) << "index " << i << " of " << count << " with " << workers
+                               << " workers";
       }
     }
   }

@@ -2,7 +2,6 @@
 // must be neither followed nor written through, whatever it points at,
 // including a path that does not exist yet (O_CREAT would create it).
 
-#include <bgtask/util/error.hpp>
 #include <bgtask/core/launch_request.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/store/output_file.hpp>
@@ -10,11 +9,11 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
-
-#include "temp_root.hpp"
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 
+#include "temp_root.hpp"
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -41,10 +40,7 @@ protected:
     m_dir.emplace(TaskDir::open((m_root / "tasks").string()));
   }
 
-  void TearDown() override
-  {
-    m_dir.reset();
-  }
+  void TearDown() override { m_dir.reset(); }
 
   fs::path task_file(const std::string& name) const { return m_root / "tasks" / name; }
   fs::path outside(const std::string& name) const { return m_root / "outside" / name; }
@@ -100,7 +96,8 @@ TEST_F(PlantedFiles, SavingARecordReplacesALinkNotItsTarget)
   EXPECT_EQ(secret(), "outside\n");
   EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(path)));
   EXPECT_EQ(bgtask::load_record(*m_dir, k_id).status, bgtask::LoadStatus::ok);
-  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TEST_F(PlantedFiles, SavingOverAPlantedDirectoryFailsCleanly)

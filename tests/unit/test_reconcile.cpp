@@ -1,14 +1,13 @@
-#include <bgtask/proc/process_info.hpp>
 #include <bgtask/exec/reconcile.hpp>
+#include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
 
-#include "temp_root.hpp"
-
 #include <gtest/gtest.h>
 
+#include "temp_root.hpp"
 #include <filesystem>
 #include <fstream>
 #include <sched.h>
@@ -127,15 +126,9 @@ TEST(JudgeRecord, JudgesAQueuedRecordLikeARunningOne)
 class ReconcileRecord : public ::testing::Test
 {
 protected:
-  void SetUp() override
-  {
-    m_dir.emplace(bgtask::TaskDir::open((m_root / "tasks").string()));
-  }
+  void SetUp() override { m_dir.emplace(bgtask::TaskDir::open((m_root / "tasks").string())); }
 
-  void TearDown() override
-  {
-    m_dir.reset();
-  }
+  void TearDown() override { m_dir.reset(); }
 
   // A running record owned by a process of this boot and host that has
   // gone (its start time can never match), with a lock file nobody holds.

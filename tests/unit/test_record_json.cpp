@@ -183,8 +183,9 @@ TEST(RecordJson, RoundTripsAbsentValuesAsNulls)
 {
   const std::string text = encode_record(minimal_record());
   const auto o = json::parse(text).as_object();
-  for (const char* key : {"name", "exit_code", "signal", "error", "started_at", "finished_at",
-                          "duration_s", "timeout_s", "owner", "child", "progress", "cancel_request"}) {
+  for (const char* key :
+       {"name", "exit_code", "signal", "error", "started_at", "finished_at", "duration_s",
+        "timeout_s", "owner", "child", "progress", "cancel_request"}) {
     ASSERT_TRUE(o.contains(key)) << key;
     EXPECT_TRUE(o.at(key).is_null()) << key;
   }
@@ -229,9 +230,9 @@ TEST(RecordJson, WritesEveryDocumentedKey)
   for (const TaskRecord& record : {full_record(), minimal_record()}) {
     const auto o = as_object(record);
     for (const char* key :
-         {"schema", "id", "name", "command", "shell", "cwd", "state", "exit_code", "signal", "error",
-          "created_at", "started_at", "finished_at", "duration_s", "timeout_s", "owner", "child",
-          "progress", "events", "output"}) {
+         {"schema",    "id",     "name",  "command",    "shell",      "cwd",         "state",
+          "exit_code", "signal", "error", "created_at", "started_at", "finished_at", "duration_s",
+          "timeout_s", "owner",  "child", "progress",   "events",     "output"}) {
       EXPECT_TRUE(o.contains(key)) << key;
     }
     EXPECT_EQ(o.at("schema"), json::value(1));

@@ -1,13 +1,12 @@
-#include <bgtask/util/error.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-
-#include "temp_root.hpp"
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 
+#include "temp_root.hpp"
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
@@ -58,14 +57,14 @@ protected:
     m_dir.emplace(bgtask::TaskDir::open(m_path.string()));
   }
 
-  void TearDown() override
-  {
-    m_dir.reset();
-  }
+  void TearDown() override { m_dir.reset(); }
 
   const bgtask::TaskDir& dir() const { return *m_dir; }
 
-  fs::path record_path(const std::string& id) const { return m_path / bgtask::status_file_name(id); }
+  fs::path record_path(const std::string& id) const
+  {
+    return m_path / bgtask::status_file_name(id);
+  }
 
   void write_file(const fs::path& path, std::string_view content)
   {
@@ -126,7 +125,9 @@ TEST_F(RecordStore, WritesPrivateFilesAndLeavesNoTemps)
     bgtask::save_record(dir(), record);
   }
   EXPECT_EQ(entries_of(m_path), std::vector<std::string>{"01hx2k3m4n5p.status.json"});
-  struct stat st{};
+  struct stat st
+  {
+  };
   ASSERT_EQ(::stat(record_path(record.id).c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
@@ -179,8 +180,7 @@ TEST_F(RecordStore, FindsARecordLargerThanTheLimitCorrupt)
 
 TEST_F(RecordStore, FindsARecordNamingAnotherTaskCorrupt)
 {
-  write_file(record_path("01hx2k3m4n5p"),
-             bgtask::encode_record(record_with_id("01hx2k3m4n5q")));
+  write_file(record_path("01hx2k3m4n5p"), bgtask::encode_record(record_with_id("01hx2k3m4n5q")));
   expect_corrupt("01hx2k3m4n5p", "01hx2k3m4n5q");
 }
 
@@ -276,8 +276,8 @@ TEST_F(RecordStore, RefusesMalformedIdsWithoutTouchingTheDirectory)
   bgtask::save_record(dir(), record);
   const auto before = entries_of(m_path);
   for (const std::string_view text :
-       {"", "01h", "../x", "a/b", "-rf", "01hx/", "01HX", "01hx2k3m4n5p0", ".", "..",
-        "01hx 2k3", "01hx\n", "01hu", "01hx2k3m4n5p.status.json"}) {
+       {"", "01h", "../x", "a/b", "-rf", "01hx/", "01HX", "01hx2k3m4n5p0", ".", "..", "01hx 2k3",
+        "01hx\n", "01hu", "01hx2k3m4n5p.status.json"}) {
     EXPECT_NE(resolve_error(text).find("invalid task ID"), std::string::npos) << text;
   }
   EXPECT_EQ(entries_of(m_path), before);

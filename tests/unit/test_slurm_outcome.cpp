@@ -1,12 +1,11 @@
 // Mapping Slurm job states to task states, on synthetic and on captured
 // real answers (tests/data/slurm/).
 
-#include "slurm_test_data.hpp"
-
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
 
 #include <gtest/gtest.h>
 
+#include "slurm_test_data.hpp"
 #include <algorithm>
 #include <ctime>
 
@@ -70,7 +69,8 @@ std::vector<SlurmJobInfo> jobcomp_jobs()
 
 SlurmOutcome outcome_of(const std::vector<SlurmJobInfo>& jobs, const std::string& name)
 {
-  const auto it = std::find_if(jobs.begin(), jobs.end(), [&](const SlurmJobInfo& j) { return j.name == name; });
+  const auto it =
+    std::find_if(jobs.begin(), jobs.end(), [&](const SlurmJobInfo& j) { return j.name == name; });
   if (it == jobs.end()) {
     throw std::runtime_error("no job named " + name);
   }
@@ -172,8 +172,8 @@ TEST(SlurmStateMapping, AgreesBetweenControllerJobcompAndSacct)
   const auto controller = bgtask::parse_scontrol_jobs(read("scontrol_final.txt"));
   const auto jobcomp = jobcomp_jobs();
   const auto sacct = bgtask::parse_sacct_jobs(read("sacct_c.txt"));
-  for (const auto* name : {"bgtask-ok", "bgtask-exit3", "bgtask-kill9", "bgtask-timeout", "bgtask-busy",
-                           "bgtask-pending"}) {
+  for (const auto* name : {"bgtask-ok", "bgtask-exit3", "bgtask-kill9", "bgtask-timeout",
+                           "bgtask-busy", "bgtask-pending"}) {
     EXPECT_EQ(outcome_of(controller, name).state, outcome_of(jobcomp, name).state) << name;
     EXPECT_EQ(outcome_of(controller, name).state, outcome_of(sacct, name).state) << name;
   }
@@ -197,7 +197,8 @@ TEST(SlurmTime, ParsesLocalTimesAndRejectsTheRest)
   tm.tm_sec = 13;
   tm.tm_isdst = -1;
   EXPECT_EQ(std::chrono::system_clock::to_time_t(*parsed), std::mktime(&tm));
-  for (const auto* text : {"Unknown", "None", "N/A", "", "2026-11-29 19:25:13", "2026-11-29T19:25:13Z"}) {
+  for (const auto* text :
+       {"Unknown", "None", "N/A", "", "2026-11-29 19:25:13", "2026-11-29T19:25:13Z"}) {
     EXPECT_FALSE(bgtask::parse_slurm_time(text)) << text;
   }
 }

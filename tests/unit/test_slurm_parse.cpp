@@ -1,13 +1,12 @@
 // Parsing of real Slurm 22.05 client output (tests/data/slurm/, captured by
 // scripts/slurm-capture).
 
-#include "slurm_test_data.hpp"
-
 #include <bgtask/exec/slurm/slurm_job.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 
 #include <gtest/gtest.h>
 
+#include "slurm_test_data.hpp"
 #include <algorithm>
 
 using bgtask::SlurmJobInfo;
@@ -17,14 +16,16 @@ namespace {
 
 const SlurmJobInfo& by_name(const std::vector<SlurmJobInfo>& jobs, const std::string& name)
 {
-  const auto it = std::find_if(jobs.begin(), jobs.end(), [&](const SlurmJobInfo& j) { return j.name == name; });
+  const auto it =
+    std::find_if(jobs.begin(), jobs.end(), [&](const SlurmJobInfo& j) { return j.name == name; });
   if (it == jobs.end()) {
     throw std::runtime_error("no job named " + name);
   }
   return *it;
 }
 
-std::string value(const std::vector<std::pair<std::string, std::string>>& pairs, const std::string& key)
+std::string value(const std::vector<std::pair<std::string, std::string>>& pairs,
+                  const std::string& key)
 {
   for (const auto& [k, v] : pairs) {
     if (k == key) {

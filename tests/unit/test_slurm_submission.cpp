@@ -1,6 +1,6 @@
+#include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/proc/client_process.hpp>
 #include <bgtask/util/error.hpp>
-#include <bgtask/exec/slurm/slurm_submission.hpp>
 
 #include <gtest/gtest.h>
 
@@ -40,7 +40,8 @@ std::size_t position(const std::vector<std::string>& args, const std::string& ar
 
 TEST(SlurmBatchScript, RunsTheExactArgvWithTheTaskEnvironment)
 {
-  const std::vector<std::string> argv{"printf", "%s|", "it's", "two words", "$HOME", "`x`", "\\n", ""};
+  const std::vector<std::string> argv{"printf", "%s|", "it's", "two words",
+                                      "$HOME",  "`x`", "\\n",  ""};
   auto request = request_for(argv);
   request.record.cwd = std::filesystem::temp_directory_path().string();
   const auto script = bgtask::slurm_batch_script(request, "/tasks/dir", 022);
@@ -51,15 +52,21 @@ TEST(SlurmBatchScript, RunsTheExactArgvWithTheTaskEnvironment)
   EXPECT_EQ(result.out, "it's|two words|$HOME|`x`|\\n||");
 
   const auto env = run_script(bgtask::slurm_batch_script(
-    request_for({"/bin/sh", "-c", "echo \"$BGTASK_ID $BGTASK_DIR $(pwd) $(umask)\""}), "/tasks/dir", 027));
+    request_for({"/bin/sh", "-c", "echo \"$BGTASK_ID $BGTASK_DIR $(pwd) $(umask)\""}), "/tasks/dir",
+    027));
   EXPECT_EQ(env.out, "01hx2k3m4n5p /tasks/dir / 0027\n");
 }
 
 TEST(SlurmBatchScript, PassesTheCommandsExitStatusOn)
 {
-  EXPECT_EQ(run_script(bgtask::slurm_batch_script(request_for({"/bin/sh", "-c", "exit 3"}), "/d", 022)).exit_code, 3);
-  EXPECT_EQ(run_script(bgtask::slurm_batch_script(request_for({"no-such-command-bgtask"}), "/d", 022)).exit_code,
-            127);
+  EXPECT_EQ(
+    run_script(bgtask::slurm_batch_script(request_for({"/bin/sh", "-c", "exit 3"}), "/d", 022))
+      .exit_code,
+    3);
+  EXPECT_EQ(
+    run_script(bgtask::slurm_batch_script(request_for({"no-such-command-bgtask"}), "/d", 022))
+      .exit_code,
+    127);
   auto missing_dir = request_for({"true"});
   missing_dir.record.cwd = "/no/such/dir/bgtask";
   EXPECT_EQ(run_script(bgtask::slurm_batch_script(missing_dir, "/d", 022)).exit_code, 127);
@@ -96,13 +103,13 @@ TEST(SbatchArguments, PutsUserArgumentsBeforeWhatBgtaskDependsOn)
 
 TEST(SbatchArguments, RefusesArgumentsThatTakeTheJobOutOfBgtasksHands)
 {
-  for (const auto* arg : {"--output=x", "-o", "-ox", "--out=x", "--error=x", "-e", "--open-mode=truncate",
-                          "--job-name=x", "-J", "--parsable", "--array=1-3", "-a", "--wait", "-W",
-                          "--wrap=true", "--clusters=c", "-M"}) {
+  for (const auto* arg : {"--output=x", "-o", "-ox", "--out=x", "--error=x", "-e",
+                          "--open-mode=truncate", "--job-name=x", "-J", "--parsable", "--array=1-3",
+                          "-a", "--wait", "-W", "--wrap=true", "--clusters=c", "-M"}) {
     EXPECT_THROW(bgtask::check_slurm_args({arg}), bgtask::Error) << arg;
   }
-  EXPECT_NO_THROW(bgtask::check_slurm_args(
-    {"--mem=1G", "--cpus-per-task=2", "-c", "--exclusive", "--partition=x", "--qos=high", "-N1", "--gres=gpu:1"}));
+  EXPECT_NO_THROW(bgtask::check_slurm_args({"--mem=1G", "--cpus-per-task=2", "-c", "--exclusive",
+                                            "--partition=x", "--qos=high", "-N1", "--gres=gpu:1"}));
 }
 
 TEST(SlurmFilePattern, EscapesPercentSigns)

@@ -1,10 +1,9 @@
-#include <bgtask/util/error.hpp>
 #include <bgtask/store/task_dir.hpp>
-
-#include "temp_root.hpp"
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 
+#include "temp_root.hpp"
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -59,7 +58,9 @@ private:
 
 mode_t mode_of(const fs::path& path)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
   return st.st_mode & 07777;
 }
@@ -69,9 +70,7 @@ mode_t mode_of(const fs::path& path)
 class TaskDirTest : public ::testing::Test
 {
 protected:
-  void SetUp() override
-  {
-  }
+  void SetUp() override {}
 
   // The message of the usage error TaskDir::open throws for `path`.
   std::string refusal(const fs::path& path)

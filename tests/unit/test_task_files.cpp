@@ -33,7 +33,8 @@ TEST(TaskFiles, NamesTheFilesOfATask)
 TEST(TaskFiles, NamesTempsHiddenWithSixteenHexDigits)
 {
   const std::string temp = bgtask::temp_file_name(bgtask::status_file_name(k_id));
-  EXPECT_TRUE(std::regex_match(temp, std::regex(R"(\.01hx2k3m4n5p\.status\.json\.[0-9a-f]{16}\.tmp)")))
+  EXPECT_TRUE(
+    std::regex_match(temp, std::regex(R"(\.01hx2k3m4n5p\.status\.json\.[0-9a-f]{16}\.tmp)")))
     << temp;
 }
 

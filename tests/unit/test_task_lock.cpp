@@ -1,16 +1,15 @@
-#include <bgtask/util/error.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
-
-#include "temp_root.hpp"
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
+#include "temp_root.hpp"
 #include <csignal>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,15 +56,9 @@ private:
 class TaskLockTest : public ::testing::Test
 {
 protected:
-  void SetUp() override
-  {
-    m_dir.emplace(bgtask::TaskDir::open((m_root / "tasks").string()));
-  }
+  void SetUp() override { m_dir.emplace(bgtask::TaskDir::open((m_root / "tasks").string())); }
 
-  void TearDown() override
-  {
-    m_dir.reset();
-  }
+  void TearDown() override { m_dir.reset(); }
 
   const bgtask::TaskDir& dir() const { return *m_dir; }
   fs::path lock_path() const { return m_root / "tasks" / bgtask::lock_file_name(k_id); }
@@ -116,6 +109,7 @@ TEST_F(TaskLockTest, ThrowsWhenAnExistingLockCannotBeOpened)
     TaskLock::open_existing(dir(), k_id);
     ADD_FAILURE() << "open_existing returned although the lock cannot be opened (ETXTBSY)";
   } catch (const bgtask::Error& error) {
-    EXPECT_NE(std::string(error.what()).find(bgtask::lock_file_name(k_id)), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(bgtask::lock_file_name(k_id)), std::string::npos)
+      << error.what();
   }
 }

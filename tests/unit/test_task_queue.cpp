@@ -1,16 +1,15 @@
-#include <bgtask/store/dir_lock.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/exec/reconcile.hpp>
 #include <bgtask/core/record_json.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
 #include <bgtask/store/task_queue.hpp>
-
-#include "temp_root.hpp"
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 
+#include "temp_root.hpp"
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -23,15 +22,9 @@ namespace {
 class TaskQueueFiles : public ::testing::Test
 {
 protected:
-  void SetUp() override
-  {
-    m_dir.emplace(TaskDir::open((m_root / "tasks").string()));
-  }
+  void SetUp() override { m_dir.emplace(TaskDir::open((m_root / "tasks").string())); }
 
-  void TearDown() override
-  {
-    m_dir.reset();
-  }
+  void TearDown() override { m_dir.reset(); }
 
   const TaskDir& dir() const { return *m_dir; }
   fs::path path(const std::string& name) const { return m_root / "tasks" / name; }
@@ -78,10 +71,11 @@ TEST(QueueName, AcceptsTheDocumentedGrammarOnly)
 
 TEST(QueueName, FilesOfAQueueAreNeverTaskFiles)
 {
-  for (const auto& name : {queue_settings_file_name("abcdefghjkmn"), queue_slot_file_name("abcdefghjkmn", 0),
-                           queue_settings_file_name("0123"), std::string(k_start_lock_file),
-                           std::string("fingerprint.key"), temp_file_name(queue_settings_file_name("q")),
-                           temp_file_name("fingerprint.key")}) {
+  for (const auto& name :
+       {queue_settings_file_name("abcdefghjkmn"), queue_slot_file_name("abcdefghjkmn", 0),
+        queue_settings_file_name("0123"), std::string(k_start_lock_file),
+        std::string("fingerprint.key"), temp_file_name(queue_settings_file_name("q")),
+        temp_file_name("fingerprint.key")}) {
     EXPECT_FALSE(parse_task_file_name(name).has_value()) << name;
   }
   EXPECT_EQ(queue_slot_file_name("build", 3), "queue-build.slot-3.lock");
@@ -96,16 +90,17 @@ TEST_F(TaskQueueFiles, SlotsDefaultToOneAndPersist)
   const auto settings = load_queue_settings(dir(), "build");
   EXPECT_EQ(settings.status, QueueSettingsStatus::ok);
   EXPECT_EQ(settings.slots, 4U);
-  EXPECT_EQ(fs::status(path("queue-build.json")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(path("queue-build.json")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_EQ(scan_queue_names(dir()), std::vector<std::string>{"build"});
 }
 
 TEST_F(TaskQueueFiles, AnUnusableSettingsFileIsCorruptAndMeansOneSlot)
 {
-  for (const char* content : {"", "{", "[]", R"({"schema":2,"queue":"q","slots":3})",
-                              R"({"schema":1,"queue":"other","slots":3})",
-                              R"({"schema":1,"queue":"q","slots":-1})", R"({"schema":1,"queue":"q","slots":1001})",
-                              R"({"schema":1,"queue":"q","slots":"3"})"}) {
+  for (const char* content :
+       {"", "{", "[]", R"({"schema":2,"queue":"q","slots":3})",
+        R"({"schema":1,"queue":"other","slots":3})", R"({"schema":1,"queue":"q","slots":-1})",
+        R"({"schema":1,"queue":"q","slots":1001})", R"({"schema":1,"queue":"q","slots":"3"})"}) {
     write_file("queue-q.json", content);
     const auto settings = load_queue_settings(dir(), "q");
     EXPECT_EQ(settings.status, QueueSettingsStatus::corrupt) << content;

@@ -115,7 +115,8 @@ TEST(FinishRecord, SetsTheStateReasonAndFinishTime)
   EXPECT_LE(*record.finished_at, after);
   ASSERT_TRUE(record.duration_s.has_value());
   EXPECT_DOUBLE_EQ(*record.duration_s,
-                   static_cast<double>((*record.finished_at - *record.started_at).count()) / 1000.0);
+                   static_cast<double>((*record.finished_at - *record.started_at).count()) /
+                     1000.0);
   EXPECT_GE(*record.duration_s, 1.5);
 }
 

@@ -1,8 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_state.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -76,10 +75,10 @@ std::optional<CommandOptions> describe_command(CommandHandler handler)
   return description;
 }
 
-std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
-                                                    po::options_description options,
-                                                    const po::positional_options_description& positional,
-                                                    const std::vector<std::string>& args)
+std::optional<po::variables_map>
+parse_command_line(const CommandSyntax& syntax, po::options_description options,
+                   const po::positional_options_description& positional,
+                   const std::vector<std::string>& args)
 {
   options.add_options()("help,h", "show this help");
   if (t_description != nullptr) {
@@ -90,8 +89,10 @@ std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
   all.add(options);
   po::variables_map vm;
   try {
-    const auto style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(), vm);
+    const auto style =
+      po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
+              vm);
     if (vm.count("help") != 0) {
       std::cout << "usage: bgtask " << syntax.name << ' ' << syntax.usage << "\n\n"
                 << syntax.summary << "\n\n"
@@ -155,10 +156,10 @@ std::vector<std::string> split_list(std::string_view text)
   return parts;
 }
 
-std::optional<po::variables_map> parse_command_line_with_operand(const CommandSyntax& syntax,
-                                                                 po::options_description options,
-                                                                 const char* name, const char* description,
-                                                                 const std::vector<std::string>& args)
+std::optional<po::variables_map>
+parse_command_line_with_operand(const CommandSyntax& syntax, po::options_description options,
+                                const char* name, const char* description,
+                                const std::vector<std::string>& args)
 {
   po::options_description hidden;
   hidden.add_options()(name, po::value<std::string>(), description);
@@ -168,11 +169,13 @@ std::optional<po::variables_map> parse_command_line_with_operand(const CommandSy
   return parse_command_line(syntax, options, positional, args);
 }
 
-std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax, po::options_description options,
-                                                   IdCount count, const std::vector<std::string>& args)
+std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax,
+                                                   po::options_description options, IdCount count,
+                                                   const std::vector<std::string>& args)
 {
   po::options_description hidden;
-  hidden.add_options()("id", po::value<std::vector<std::string>>(), count == IdCount::one ? "task ID" : "task IDs");
+  hidden.add_options()("id", po::value<std::vector<std::string>>(),
+                       count == IdCount::one ? "task ID" : "task IDs");
   options.add(hidden);
   po::positional_options_description positional;
   positional.add("id", count == IdCount::one ? 1 : -1);

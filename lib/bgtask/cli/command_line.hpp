@@ -26,17 +26,17 @@ struct CommandSyntax
 // the help (without the options that only receive positional arguments)
 // and returns nullopt for --help. Throws Error(usage) with
 // `bgtask NAME: ...` for malformed arguments.
-std::optional<po::variables_map> parse_command_line(const CommandSyntax& syntax,
-                                                    po::options_description options,
-                                                    const po::positional_options_description& positional,
-                                                    const std::vector<std::string>& args);
+std::optional<po::variables_map>
+parse_command_line(const CommandSyntax& syntax, po::options_description options,
+                   const po::positional_options_description& positional,
+                   const std::vector<std::string>& args);
 
 // parse_command_line for a command with at most one positional argument,
 // found in the result as option `name` (`description` says what it is).
-std::optional<po::variables_map> parse_command_line_with_operand(const CommandSyntax& syntax,
-                                                                 po::options_description options,
-                                                                 const char* name, const char* description,
-                                                                 const std::vector<std::string>& args);
+std::optional<po::variables_map>
+parse_command_line_with_operand(const CommandSyntax& syntax, po::options_description options,
+                                const char* name, const char* description,
+                                const std::vector<std::string>& args);
 
 // How many task IDs a command takes as its positional arguments.
 enum class IdCount { one, many };
@@ -51,8 +51,9 @@ struct IdCommandLine
 // parse_command_line for a command whose positional arguments are task IDs
 // or prefixes: exactly one, or one or more. Nullopt for --help; throws
 // Error(usage) when no ID is given or one is malformed (check_task_id_prefix).
-std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax, po::options_description options,
-                                                   IdCount count, const std::vector<std::string>& args);
+std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax,
+                                                   po::options_description options, IdCount count,
+                                                   const std::vector<std::string>& args);
 
 // What a command accepts: its options as --help shows them (with --help,
 // without those that only receive positional arguments) and its positional

@@ -1,12 +1,11 @@
-#include <bgtask/cli/completion.hpp>
-
-#include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/command.hpp>
-#include <bgtask/store/record_store.hpp>
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/completion.hpp>
 #include <bgtask/cli/record_view.hpp>
+#include <bgtask/core/task_state.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_queue.hpp>
-#include <bgtask/core/task_state.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -19,8 +18,8 @@ namespace bgtask {
 
 namespace {
 
-constexpr std::array k_states{TaskState::queued,    TaskState::running,   TaskState::succeeded,
-                              TaskState::failed,    TaskState::cancelled, TaskState::timed_out,
+constexpr std::array k_states{TaskState::queued, TaskState::running,   TaskState::succeeded,
+                              TaskState::failed, TaskState::cancelled, TaskState::timed_out,
                               TaskState::lost};
 
 constexpr std::array<std::string_view, 3> k_list_formats{"table", "json", "jsonl"};
@@ -88,8 +87,8 @@ bool is_plain_word(std::string_view word)
 {
   return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
     const auto byte = static_cast<unsigned char>(c);
-    return byte > 0x20 && byte != 0x7F && std::string_view("'\"\\$`;&|<>()*?[]{}~#!").find(c) ==
-                                            std::string_view::npos;
+    return byte > 0x20 && byte != 0x7F &&
+           std::string_view("'\"\\$`;&|<>()*?[]{}~#!").find(c) == std::string_view::npos;
   });
 }
 
@@ -124,7 +123,8 @@ CommandSpec describe(const Command& command)
   for (const auto& option : description->options) {
     OptionSpec o;
     o.long_name = option->long_name();
-    const auto display = option->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    const auto display =
+      option->canonical_display_name(po::command_line_style::allow_dash_for_short);
     if (display.size() == 2 && display[0] == '-') {
       o.short_name = display;
     }
@@ -160,7 +160,9 @@ std::vector<CompletionCandidate> option_candidates(const CommandSpec& spec)
 std::optional<TaskDir> existing_task_dir(const std::optional<std::string>& dir_option)
 {
   const std::string path = TaskDir::resolve_path(dir_option);
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return std::nullopt;
   }
@@ -195,9 +197,8 @@ std::vector<CompletionCandidate> id_candidates(const std::optional<std::string>&
     if (which == Unfinished::only && is_final(record.state)) {
       continue;
     }
-    candidates.push_back(
-      {id, one_line(std::string(to_string(record.state)) + "  " +
-                    (record.name ? *record.name : command_text(record)))});
+    candidates.push_back({id, one_line(std::string(to_string(record.state)) + "  " +
+                                       (record.name ? *record.name : command_text(record)))});
   }
   return candidates;
 }
@@ -208,7 +209,8 @@ std::vector<CompletionCandidate> name_candidates(const std::optional<std::string
   if (const auto dir = existing_task_dir(dir_option)) {
     for (const auto& id : scan_task_ids(*dir)) {
       const auto loaded = load_record(*dir, id);
-      if (loaded.status == LoadStatus::ok && loaded.record.name && is_plain_word(*loaded.record.name)) {
+      if (loaded.status == LoadStatus::ok && loaded.record.name &&
+          is_plain_word(*loaded.record.name)) {
         names.insert(*loaded.record.name);
       }
     }
@@ -230,8 +232,8 @@ std::vector<CompletionCandidate> queue_candidates(const std::optional<std::strin
     }
     for (const auto& id : scan_task_ids(*dir)) {
       const auto loaded = load_record(*dir, id);
-      if (loaded.status == LoadStatus::ok && loaded.record.queue && !is_final(loaded.record.state) &&
-          is_queue_name(*loaded.record.queue)) {
+      if (loaded.status == LoadStatus::ok && loaded.record.queue &&
+          !is_final(loaded.record.state) && is_queue_name(*loaded.record.queue)) {
         queues.insert(*loaded.record.queue);
       }
     }
@@ -263,7 +265,8 @@ Completion complete_list_item(std::vector<CompletionCandidate> items, std::strin
                               const std::string& prefix)
 {
   const auto comma = typed.rfind(',');
-  const std::string done = comma == std::string_view::npos ? "" : std::string(typed.substr(0, comma + 1));
+  const std::string done =
+    comma == std::string_view::npos ? "" : std::string(typed.substr(0, comma + 1));
   const auto chosen = split_list(done);
   std::vector<CompletionCandidate> candidates;
   for (auto& item : items) {
@@ -368,7 +371,8 @@ Completion complete_arguments(const Context& context, const CommandSpec& spec,
   const bool takes_positional = spec.positional.max_total_count() > 0;
   if (after_separator && !takes_positional) {
     // `start -- CMD ARG...`: the command to run, then its arguments.
-    return shell_completion(passed_through == 0 ? CompletionKind::commands : CompletionKind::files, "");
+    return shell_completion(passed_through == 0 ? CompletionKind::commands : CompletionKind::files,
+                            "");
   }
   if (!after_separator && typed.starts_with("--") && typed.find('=') != std::string::npos) {
     const auto equals = typed.find('=');
@@ -388,10 +392,11 @@ Completion complete_arguments(const Context& context, const CommandSpec& spec,
       return words(queue_candidates(context.dir), typed);
     }
     if (name == "id" || name == "ids") {
-      const bool unfinished_only =
-        std::find(k_unfinished_only.begin(), k_unfinished_only.end(), spec.name) != k_unfinished_only.end();
-      return words(id_candidates(context.dir, typed, unfinished_only ? Unfinished::only : Unfinished::any),
-                   typed);
+      const bool unfinished_only = std::find(k_unfinished_only.begin(), k_unfinished_only.end(),
+                                             spec.name) != k_unfinished_only.end();
+      return words(
+        id_candidates(context.dir, typed, unfinished_only ? Unfinished::only : Unfinished::any),
+        typed);
     }
     return {};
   }
@@ -430,7 +435,9 @@ Completion complete_command_line(const std::vector<std::string>& words_in,
       return shell_completion(CompletionKind::directories, "--dir=");
     }
     if (typed.starts_with('-')) {
-      return words({{"--dir", "task directory"}, {"--help", "show the help"}, {"--version", "show the version"}},
+      return words({{"--dir", "task directory"},
+                    {"--help", "show the help"},
+                    {"--version", "show the version"}},
                    typed);
     }
     return words(command_candidates(), typed);
@@ -450,10 +457,18 @@ std::string format_completion(const Completion& completion)
 {
   std::string out;
   switch (completion.kind) {
-  case CompletionKind::words: out = "words"; break;
-  case CompletionKind::files: out = "files"; break;
-  case CompletionKind::directories: out = "dirs"; break;
-  case CompletionKind::commands: out = "commands"; break;
+  case CompletionKind::words:
+    out = "words";
+    break;
+  case CompletionKind::files:
+    out = "files";
+    break;
+  case CompletionKind::directories:
+    out = "dirs";
+    break;
+  case CompletionKind::commands:
+    out = "commands";
+    break;
   }
   if (!completion.prefix.empty()) {
     out += '\t' + completion.prefix;

@@ -1,5 +1,4 @@
 #include <bgtask/cli/console.hpp>
-
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <boost/json/serialize.hpp>

@@ -1,8 +1,7 @@
-#include <bgtask/cli/record_view.hpp>
-
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/duration.hpp>
+#include <bgtask/cli/record_view.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/util/duration.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <cmath>
@@ -76,7 +75,6 @@ std::string format_seconds(double seconds)
   return format_duration(Milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000))));
 }
 
-
 // `text` cut to k_short_command_chars code points, ending in `...` if cut.
 std::string shortened(const std::string& text)
 {
@@ -136,13 +134,16 @@ std::string state_text(const TaskRecord& record)
 {
   std::string text(to_string(record.state));
   if (record.state == TaskState::failed && (record.exit_code || record.signal)) {
-    text += " (" + (record.signal ? "signal " + std::to_string(*record.signal)
-                                   : "exit " + exit_text(record)) + ")";
+    text +=
+      " (" +
+      (record.signal ? "signal " + std::to_string(*record.signal) : "exit " + exit_text(record)) +
+      ")";
   }
   if (!is_final(record.state) && record.unsupervised) {
     text += " (unsupervised)";
   }
-  if (!is_final(record.state) && record.owner && record.owner->host != to_valid_utf8(current_host_name())) {
+  if (!is_final(record.state) && record.owner &&
+      record.owner->host != to_valid_utf8(current_host_name())) {
     text += " (on " + record.owner->host + ")";
   }
   return text;
@@ -164,10 +165,8 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
   if (!is_final(record.state) && record.unsupervised) {
     state += "*";
   }
-  TableRow row{record.id,
-               painted(state, state_color(to_string(record.state)), color),
-               exit_text(record),
-               record.started_at ? format_local_time(*record.started_at) : "-",
+  TableRow row{record.id, painted(state, state_color(to_string(record.state)), color),
+               exit_text(record), record.started_at ? format_local_time(*record.started_at) : "-",
                duration.count() >= 0 ? format_duration(duration) : "-"};
   if (columns == ListColumns::wide) {
     row.insert(row.end(), {for_stdout(record.name ? *record.name : "-"), for_stdout(record.cwd),
@@ -181,7 +180,8 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
 TableRow corrupt_list_row(const std::string& id, const std::string& reason, ListColumns columns,
                           Color color)
 {
-  TableRow row{id, painted("corrupt", state_color("corrupt"), color), "-", "-", "-", for_stdout(reason)};
+  TableRow row{
+    id, painted("corrupt", state_color("corrupt"), color), "-", "-", "-", for_stdout(reason)};
   if (columns == ListColumns::wide) {
     row.insert(row.end(), {"-", "-"});
   }
@@ -229,7 +229,8 @@ std::string status_text(const TaskRecord& r)
   add_line(out, "Duration", duration.count() >= 0 ? format_duration(duration) : "-");
   add_line(out, "Timeout", r.timeout_s ? format_seconds(*r.timeout_s) : "none");
   if (r.queue) {
-    add_line(out, "Queue", *r.queue + (r.waiting_for == WaitingFor::slot ? " (waiting for a slot)" : ""));
+    add_line(out, "Queue",
+             *r.queue + (r.waiting_for == WaitingFor::slot ? " (waiting for a slot)" : ""));
   }
   if (!r.after.empty()) {
     std::string ids;
@@ -245,15 +246,17 @@ std::string status_text(const TaskRecord& r)
     add_line(out, "Owner", "pid " + std::to_string(r.owner->pid) + " on " + r.owner->host);
   }
   if (r.child) {
-    add_line(out, "Process", "pid " + std::to_string(r.child->pid) + ", group " +
-                               std::to_string(r.child->pgid));
+    add_line(out, "Process",
+             "pid " + std::to_string(r.child->pid) + ", group " + std::to_string(r.child->pgid));
   }
   if (r.slurm) {
-    add_line(out, "Slurm", "job " + r.slurm->job_id +
-                             (r.slurm->cluster ? " on cluster " + *r.slurm->cluster : ""));
+    add_line(out, "Slurm",
+             "job " + r.slurm->job_id +
+               (r.slurm->cluster ? " on cluster " + *r.slurm->cluster : ""));
   }
   if (r.progress) {
-    add_line(out, "Progress", progress_summary(*r.progress) + " (" + format_timestamp(r.progress->updated_at) + ")");
+    add_line(out, "Progress",
+             progress_summary(*r.progress) + " (" + format_timestamp(r.progress->updated_at) + ")");
   }
   add_line(out, "Output", r.output.path);
   if (r.output.truncated) {

@@ -1,8 +1,8 @@
 #pragma once
 
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/table.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/util/table.hpp>
 
 #include <string>
 

@@ -1,17 +1,16 @@
 #include <bgtask/cli/start_options.hpp>
-
-#include <bgtask/util/byte_size.hpp>
-#include <bgtask/store/dir_lock.hpp>
-#include <bgtask/util/error.hpp>
+#include <bgtask/core/task_id.hpp>
 #include <bgtask/exec/executor.hpp>
 #include <bgtask/exec/reconcile.hpp>
-#include <bgtask/store/record_store.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
-#include <bgtask/core/task_id.hpp>
 #include <bgtask/store/task_queue.hpp>
+#include <bgtask/util/byte_size.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -90,7 +89,8 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
     throw_usage("give either -c 'SHELL STRING' or -- CMD [ARG...], not both");
   }
   if (!shell && command.empty()) {
-    throw_usage("nothing to run: give -- CMD [ARG...] or -c 'SHELL STRING' (see bgtask start --help)");
+    throw_usage(
+      "nothing to run: give -- CMD [ARG...] or -c 'SHELL STRING' (see bgtask start --help)");
   }
   if (shell) {
     record.shell = true;
@@ -113,7 +113,9 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
     record.name = std::move(*name);
   }
   const auto cwd = optional_value<std::string>(vm, "cwd");
-  record.cwd = !cwd ? current_directory() : cwd->starts_with('/') ? *cwd : current_directory() + "/" + *cwd;
+  record.cwd = !cwd                    ? current_directory()
+               : cwd->starts_with('/') ? *cwd
+                                       : current_directory() + "/" + *cwd;
   if (auto env = optional_value<std::vector<std::string>>(vm, "env")) {
     record.env_names = env_names(*env);
     request.env_additions = std::move(*env);
@@ -149,7 +151,8 @@ void choose_executor(const po::variables_map& vm, LaunchRequest& request)
   auto& slurm = request.slurm;
   slurm.partition = optional_value<std::string>(vm, "partition");
   slurm.time_limit = optional_value<std::string>(vm, "slurm-time");
-  slurm.args = optional_value<std::vector<std::string>>(vm, "slurm-arg").value_or(std::vector<std::string>{});
+  slurm.args =
+    optional_value<std::vector<std::string>>(vm, "slurm-arg").value_or(std::vector<std::string>{});
   if (name != "slurm") {
     if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
       throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
@@ -201,7 +204,8 @@ void add_scheduling(const po::variables_map& vm, StartPlan& plan)
       throw_usage("--slots must be at most " + std::to_string(k_max_queue_slots));
     }
   }
-  for (const auto& list : optional_value<std::vector<std::string>>(vm, "after").value_or(std::vector<std::string>{})) {
+  for (const auto& list :
+       optional_value<std::vector<std::string>>(vm, "after").value_or(std::vector<std::string>{})) {
     const auto ids = split_list(list);
     if (ids.empty()) {
       throw_usage("--after needs at least one task ID");
@@ -250,34 +254,34 @@ split_at_separator(const std::vector<std::string>& args)
 
 void add_start_options(po::options_description& options)
 {
-  options.add_options()
-    ("name", po::value<std::string>(), "a name to show in list and to filter by")
-    ("cwd", po::value<std::string>(), "directory to run the command in (default: the current one)")
-    ("env", po::value<std::vector<std::string>>()->composing(),
-     "set K=V in the command's environment (repeatable; values are never stored)")
-    ("timeout", po::value<std::string>(), "stop the command after DUR (state timed_out)")
-    ("grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")
-    ("max-output", po::value<std::string>()->value_name("SIZE"),
-     "keep at most SIZE bytes of output (e.g. 10M; `none`; default $BGTASK_MAX_OUTPUT)")
-    ("executor", po::value<std::string>()->value_name("NAME"),
-     "where to run: local (default, or $BGTASK_EXECUTOR) or slurm (a batch job)")
-    ("partition", po::value<std::string>()->value_name("P"), "slurm: the partition to submit to")
-    ("slurm-time", po::value<std::string>()->value_name("T"),
-     "slurm: the job's time limit as sbatch --time takes it (default: --timeout, in whole minutes)")
-    ("slurm-arg", po::value<std::vector<std::string>>()->composing()->value_name("ARG"),
-     "slurm: an sbatch argument, passed verbatim (repeatable)")
-    ("queue", po::value<std::string>()->value_name("Q"),
-     "wait in queue Q for a free slot, first come, first served")
-    ("slots", po::value<std::string>()->value_name("N"),
-     "with --queue: set the queue's slot count to N (stored; default 1)")
-    ("after", po::value<std::vector<std::string>>()->composing()->value_name("ID[,ID...]"),
-     "start only once these tasks succeeded; fail without running if one did not")
-    ("dedupe", "if an identical task is queued or running, print its ID instead of starting")
-    ("max-running", po::value<std::string>()->value_name("N"),
-     "refuse (exit 69) if N tasks of the directory already run (default $BGTASK_MAX_RUNNING)")
-    ("on-exit", po::value<std::string>()->value_name("STRING"),
-     "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")
-    ("shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
+  options.add_options()("name", po::value<std::string>(),
+                        "a name to show in list and to filter by")(
+    "cwd", po::value<std::string>(), "directory to run the command in (default: the current one)")(
+    "env", po::value<std::vector<std::string>>()->composing(),
+    "set K=V in the command's environment (repeatable; values are never stored)")(
+    "timeout", po::value<std::string>(), "stop the command after DUR (state timed_out)")(
+    "grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")(
+    "max-output", po::value<std::string>()->value_name("SIZE"),
+    "keep at most SIZE bytes of output (e.g. 10M; `none`; default $BGTASK_MAX_OUTPUT)")(
+    "executor", po::value<std::string>()->value_name("NAME"),
+    "where to run: local (default, or $BGTASK_EXECUTOR) or slurm (a batch job)")(
+    "partition", po::value<std::string>()->value_name("P"), "slurm: the partition to submit to")(
+    "slurm-time", po::value<std::string>()->value_name("T"),
+    "slurm: the job's time limit as sbatch --time takes it (default: --timeout, in whole minutes)")(
+    "slurm-arg", po::value<std::vector<std::string>>()->composing()->value_name("ARG"),
+    "slurm: an sbatch argument, passed verbatim (repeatable)")(
+    "queue", po::value<std::string>()->value_name("Q"),
+    "wait in queue Q for a free slot, first come, first served")(
+    "slots", po::value<std::string>()->value_name("N"),
+    "with --queue: set the queue's slot count to N (stored; default 1)")(
+    "after", po::value<std::vector<std::string>>()->composing()->value_name("ID[,ID...]"),
+    "start only once these tasks succeeded; fail without running if one did not")(
+    "dedupe", "if an identical task is queued or running, print its ID instead of starting")(
+    "max-running", po::value<std::string>()->value_name("N"),
+    "refuse (exit 69) if N tasks of the directory already run (default $BGTASK_MAX_RUNNING)")(
+    "on-exit", po::value<std::string>()->value_name("STRING"),
+    "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")(
+    "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
 }
 
 StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string> command)
@@ -297,7 +301,8 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
   request.record.after = resolve_task_ids(dir, plan.after);
   request.record.fingerprint = task_fingerprint(dir, request);
   if (plan.dedupe && !request.record.fingerprint) {
-    throw Error(ExitCode::failure, "--dedupe: cannot read or create " + dir.file_path("fingerprint.key"));
+    throw Error(ExitCode::failure,
+                "--dedupe: cannot read or create " + dir.file_path("fingerprint.key"));
   }
   if (plan.slots) {
     save_queue_settings(dir, *request.record.queue, *plan.slots);
@@ -307,16 +312,18 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
     admission = DirLock::acquire(dir, k_start_lock_file);
     const auto unfinished = unfinished_tasks(dir);
     if (plan.dedupe) {
-      const auto same = std::find_if(unfinished.begin(), unfinished.end(), [&](const TaskRecord& r) {
-        return r.fingerprint == request.record.fingerprint;
-      });
+      const auto same =
+        std::find_if(unfinished.begin(), unfinished.end(), [&](const TaskRecord& r) {
+          return r.fingerprint == request.record.fingerprint;
+        });
       if (same != unfinished.end()) {
         return StartResult{same->id, LaunchResult{}, true};
       }
     }
     if (plan.max_running) {
-      const auto running = static_cast<std::size_t>(std::count_if(
-        unfinished.begin(), unfinished.end(), [](const TaskRecord& r) { return r.state == TaskState::running; }));
+      const auto running = static_cast<std::size_t>(
+        std::count_if(unfinished.begin(), unfinished.end(),
+                      [](const TaskRecord& r) { return r.state == TaskState::running; }));
       if (running >= *plan.max_running) {
         throw Error(ExitCode::limit_reached,
                     "not starting: " + std::to_string(running) + " of the tasks in " + dir.path() +
@@ -337,7 +344,8 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
   StartResult result;
   result.id = request.record.id;
   request.record.output.path = dir.file_path(output_file_name(result.id));
-  result.launch = executor_for(request.record.executor).launch(dir, std::move(*lock), std::move(request));
+  result.launch =
+    executor_for(request.record.executor).launch(dir, std::move(*lock), std::move(request));
   return result;
 }
 

@@ -1,15 +1,14 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/exec/executor.hpp>
-#include <bgtask/proc/process_info.hpp>
-#include <bgtask/core/record_json.hpp>
-#include <bgtask/store/record_store.hpp>
 #include <bgtask/cli/record_view.hpp>
-#include <bgtask/store/task_dir.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/exec/executor.hpp>
 #include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <iostream>
@@ -43,9 +42,9 @@ void refuse_if_elsewhere(const TaskRecord& record)
 int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("grace", po::value<std::string>(), "time between TERM and KILL (default 5s)")
-    ("json", "print a JSON array of the final records");
+  options.add_options()("grace", po::value<std::string>(),
+                        "time between TERM and KILL (default 5s)")(
+    "json", "print a JSON array of the final records");
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
   if (!parsed) {
     return 0;

@@ -1,16 +1,15 @@
-#include <bgtask/commands/commands.hpp>
-
-#include <bgtask/util/byte_size.hpp>
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
-#include <bgtask/store/dir_lock.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/util/parallel.hpp>
+#include <bgtask/commands/commands.hpp>
 #include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/byte_size.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/parallel.hpp>
 
 #include <boost/json.hpp>
 
@@ -21,8 +20,8 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <thread>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace bgtask {
@@ -30,7 +29,8 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "cleanup", "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json]",
+  "cleanup",
+  "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json]",
   "Deletes all files of finished tasks that match every filter (finished more than\n"
   "--older-than ago, default 7d; in one of --state; not among the --keep newest finished).\n"
   "With --max-bytes, only the oldest of them, until finished tasks take at most SIZE.\n"
@@ -68,10 +68,18 @@ std::map<std::string, TaskFiles> scan_files(const TaskDir& dir)
     }
     auto& task = files[file->id];
     switch (file->kind) {
-    case TaskFileKind::status: task.status = true; break;
-    case TaskFileKind::output: task.output = true; break;
-    case TaskFileKind::lock: task.lock = true; break;
-    case TaskFileKind::temp: task.temps.emplace_back(entry->d_name); break;
+    case TaskFileKind::status:
+      task.status = true;
+      break;
+    case TaskFileKind::output:
+      task.output = true;
+      break;
+    case TaskFileKind::lock:
+      task.lock = true;
+      break;
+    case TaskFileKind::temp:
+      task.temps.emplace_back(entry->d_name);
+      break;
     }
   }
   ::closedir(stream);
@@ -81,7 +89,9 @@ std::map<std::string, TaskFiles> scan_files(const TaskDir& dir)
 // Size of a regular file, or nullopt if it is missing or anything else.
 std::optional<struct stat> stat_file(const TaskDir& dir, const std::string& name)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return std::nullopt;
   }
@@ -170,8 +180,9 @@ std::vector<std::optional<std::uint64_t>> remove_tasks(const TaskDir& dir,
                                                        const std::vector<const TaskRecord*>& tasks)
 {
   std::vector<std::optional<std::uint64_t>> freed(tasks.size());
-  for_each_index_in_parallel(tasks.size(), thread_count(tasks.size(), k_removers), k_tasks_per_block,
-                             [&](std::size_t, std::size_t i) { freed[i] = remove_task(dir, tasks[i]->id); });
+  for_each_index_in_parallel(
+    tasks.size(), thread_count(tasks.size(), k_removers), k_tasks_per_block,
+    [&](std::size_t, std::size_t i) { freed[i] = remove_task(dir, tasks[i]->id); });
   return freed;
 }
 
@@ -207,15 +218,14 @@ void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles
 int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("older-than", po::value<std::string>(), "only tasks that finished more than DUR ago (default 7d)")
-    ("state", po::value<std::string>(), "only tasks in these final states (comma-separated)")
-    ("keep", po::value<std::string>(), "spare the N most recently finished tasks")
-    ("max-bytes", po::value<std::string>()->value_name("SIZE"),
-     "remove the oldest finished tasks until finished tasks' files take at most SIZE (e.g. 500M); "
-     "no default age filter then")
-    ("dry-run", "show what would be removed, remove nothing")
-    ("json", "print a JSON summary");
+  options.add_options()("older-than", po::value<std::string>(),
+                        "only tasks that finished more than DUR ago (default 7d)")(
+    "state", po::value<std::string>(), "only tasks in these final states (comma-separated)")(
+    "keep", po::value<std::string>(), "spare the N most recently finished tasks")(
+    "max-bytes", po::value<std::string>()->value_name("SIZE"),
+    "remove the oldest finished tasks until finished tasks' files take at most SIZE (e.g. 500M); "
+    "no default age filter then")("dry-run", "show what would be removed, remove nothing")(
+    "json", "print a JSON summary");
   const auto vm = parse_command_line(k_syntax, options, {}, args);
   if (!vm) {
     return 0;
@@ -278,8 +288,8 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
       break;
     }
     if (record.finished_at.value_or(record.created_at) > cutoff ||
-        (!states.empty() &&
-         std::find(states.begin(), states.end(), std::string(to_string(record.state))) == states.end())) {
+        (!states.empty() && std::find(states.begin(), states.end(),
+                                      std::string(to_string(record.state))) == states.end())) {
       continue;
     }
     chosen.push_back(&record);

@@ -1,6 +1,5 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/completion.hpp>
+#include <bgtask/commands/commands.hpp>
 
 #include <iostream>
 

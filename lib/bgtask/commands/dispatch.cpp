@@ -1,7 +1,6 @@
-#include <bgtask/commands/dispatch.hpp>
-
-#include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/cli/command.hpp>
+#include <bgtask/commands/dispatch.hpp>
+#include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 

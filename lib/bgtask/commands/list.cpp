@@ -1,14 +1,13 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
+#include <bgtask/cli/record_view.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/parallel.hpp>
-#include <bgtask/exec/reconcile.hpp>
-#include <bgtask/core/record_json.hpp>
-#include <bgtask/store/record_store.hpp>
-#include <bgtask/cli/record_view.hpp>
-#include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <boost/json.hpp>
@@ -38,7 +37,8 @@ ListFormat parse_format(const po::variables_map& vm)
     return json ? ListFormat::json : ListFormat::table;
   }
   if (json && *text != "json") {
-    throw_usage("--json and --format " + escape_for_terminal(*text, KeepNewlines::no) + " contradict each other");
+    throw_usage("--json and --format " + escape_for_terminal(*text, KeepNewlines::no) +
+                " contradict each other");
   }
   if (*text == "table") {
     return ListFormat::table;
@@ -99,22 +99,24 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::
 {
   shown.assign(ids.size(), std::nullopt);
   const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
-  const std::size_t readers = std::clamp<std::size_t>(ids.size() / k_ids_per_reader, 1,
-                                                      std::min(cores, k_max_readers));
+  const std::size_t readers =
+    std::clamp<std::size_t>(ids.size() / k_ids_per_reader, 1, std::min(cores, k_max_readers));
   std::vector<std::vector<Unfinished>> unfinished(readers);
-  for_each_index_in_parallel(ids.size(), readers, k_ids_per_block, [&](std::size_t reader, std::size_t i) {
-    auto entry = load_record(dir, ids[i]);
-    if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
-      unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
-    } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
-      shown[i] = show(entry);
-    }
-  });
+  for_each_index_in_parallel(
+    ids.size(), readers, k_ids_per_block, [&](std::size_t reader, std::size_t i) {
+      auto entry = load_record(dir, ids[i]);
+      if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
+        unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
+      } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
+        shown[i] = show(entry);
+      }
+    });
   std::vector<Unfinished> all;
   for (auto& part : unfinished) {
     std::move(part.begin(), part.end(), std::back_inserter(all));
   }
-  std::sort(all.begin(), all.end(), [](const Unfinished& a, const Unfinished& b) { return a.at < b.at; });
+  std::sort(all.begin(), all.end(),
+            [](const Unfinished& a, const Unfinished& b) { return a.at < b.at; });
   return all;
 }
 
@@ -123,13 +125,14 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::
 int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("state", po::value<std::string>(), "only tasks in these states (comma-separated; `corrupt` too)")
-    ("name", po::value<std::string>(), "only tasks with this name")
-    ("limit", po::value<std::string>(), "only the N newest of the tasks that match")
-    ("format", po::value<std::string>(), "table (default), json (an array) or jsonl (a record per line)")
-    ("json", "print a JSON array of records (same as --format json)")
-    ("wide", "also show each task's directory and full command");
+  options.add_options()("state", po::value<std::string>(),
+                        "only tasks in these states (comma-separated; `corrupt` too)")(
+    "name", po::value<std::string>(), "only tasks with this name")(
+    "limit", po::value<std::string>(), "only the N newest of the tasks that match")(
+    "format", po::value<std::string>(),
+    "table (default), json (an array) or jsonl (a record per line)")(
+    "json", "print a JSON array of records (same as --format json)")(
+    "wide", "also show each task's directory and full command");
   const auto vm = parse_command_line(k_syntax, options, {}, args);
   if (!vm) {
     return 0;

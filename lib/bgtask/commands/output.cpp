@@ -1,14 +1,13 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/error.hpp>
+#include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
+#include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/exec/task_waiter.hpp>
-#include <bgtask/exec/task_watcher.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <sys/stat.h>
@@ -29,10 +28,9 @@ constexpr Milliseconds k_remote_output_poll{1000};
 int run_output(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("follow,f", "keep printing new output until the task ends")
-    ("tail", po::value<std::string>(), "start with the last N lines only")
-    ("raw", "pass bytes through unchanged, even to a terminal");
+  options.add_options()("follow,f", "keep printing new output until the task ends")(
+    "tail", po::value<std::string>(),
+    "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal");
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::one, args);
   if (!parsed) {
     return 0;

@@ -1,11 +1,10 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
-#include <bgtask/util/error.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/core/task_id.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/core/task_id.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -36,11 +35,10 @@ double parse_percent(const std::string& text)
 int run_progress(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("percent", po::value<std::string>(), "percentage done, 0 to 100")
-    ("current", po::value<std::string>(), "units done so far")
-    ("total", po::value<std::string>(), "units in all")
-    ("message", po::value<std::string>(), "what the task is doing now");
+  options.add_options()("percent", po::value<std::string>(), "percentage done, 0 to 100")(
+    "current", po::value<std::string>(), "units done so far")(
+    "total", po::value<std::string>(), "units in all")("message", po::value<std::string>(),
+                                                       "what the task is doing now");
   const auto vm = parse_command_line_with_operand(k_syntax, options, "id", "task ID", args);
   if (!vm) {
     return 0;

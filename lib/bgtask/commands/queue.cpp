@@ -1,13 +1,12 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/error.hpp>
+#include <bgtask/commands/commands.hpp>
 #include <bgtask/exec/reconcile.hpp>
 #include <bgtask/store/record_store.hpp>
-#include <bgtask/util/table.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_queue.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/table.hpp>
 
 #include <boost/json.hpp>
 
@@ -90,9 +89,9 @@ std::string slots_text(const QueueSettings& settings)
 int run_queue(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("slots", po::value<std::string>()->value_name("N"), "let N of the queue's tasks run at once")
-    ("json", "print a JSON array of queues");
+  options.add_options()("slots", po::value<std::string>()->value_name("N"),
+                        "let N of the queue's tasks run at once")("json",
+                                                                  "print a JSON array of queues");
   const auto vm = parse_command_line_with_operand(k_syntax, options, "name", "queue name", args);
   if (!vm) {
     return 0;

@@ -1,16 +1,15 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/core/exit_status.hpp>
-#include <bgtask/store/output_file.hpp>
-#include <bgtask/store/record_store.hpp>
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/cli/start_options.hpp>
-#include <bgtask/store/task_dir.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/core/exit_status.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
+#include <bgtask/store/output_file.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <chrono>
@@ -24,8 +23,7 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "run",
-  "[--detach-after DUR] [--raw] [start options] (-- CMD [ARG...] | -c 'SHELL STRING')",
+  "run", "[--detach-after DUR] [--raw] [start options] (-- CMD [ARG...] | -c 'SHELL STRING')",
   "Starts a task as `start` does, then streams its output to stdout. If the task ends within\n"
   "--detach-after (default 30s), exits with its status as `wait` would; otherwise stops\n"
   "streaming, tells on stderr how to follow it, and exits 3 while the task keeps running.\n"
@@ -45,7 +43,9 @@ void on_interrupt(int)
 // interrupt the watcher's poll instead of killing `run`.
 void catch_interrupts()
 {
-  struct sigaction action{};
+  struct sigaction action
+  {
+  };
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
@@ -62,13 +62,15 @@ std::size_t terminal_width()
   return 80;
 }
 
-
 // The one-line status `run` keeps on stderr while it streams, when stderr
 // is a terminal: cleared before output is written, drawn again after.
 class ProgressLine
 {
 public:
-  explicit ProgressLine(bool enabled) : m_enabled(enabled) {}
+  explicit ProgressLine(bool enabled)
+    : m_enabled(enabled)
+  {
+  }
 
   void clear()
   {
@@ -132,18 +134,17 @@ int run_run(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   auto [own, command] = split_at_separator(args);
   po::options_description options("Options");
-  options.add_options()
-    ("detach-after", po::value<std::string>()->value_name("DUR"),
-     "stop streaming and exit 3 if the task still runs after DUR (default 30s)")
-    ("raw", "pass output bytes through unchanged, even to a terminal");
+  options.add_options()("detach-after", po::value<std::string>()->value_name("DUR"),
+                        "stop streaming and exit 3 if the task still runs after DUR (default 30s)")(
+    "raw", "pass output bytes through unchanged, even to a terminal");
   add_start_options(options);
   const auto vm = parse_command_line(k_syntax, options, {}, own);
   if (!vm) {
     return 0;
   }
-  const Milliseconds detach_after =
-    vm->count("detach-after") != 0 ? parse_duration((*vm)["detach-after"].as<std::string>())
-                                   : k_default_detach_after;
+  const Milliseconds detach_after = vm->count("detach-after") != 0
+                                      ? parse_duration((*vm)["detach-after"].as<std::string>())
+                                      : k_default_detach_after;
   const Escape escape = vm->count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
   StartPlan plan = build_start_plan(*vm, std::move(command));
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));

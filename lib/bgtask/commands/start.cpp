@@ -1,10 +1,9 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/store/record_store.hpp>
 #include <bgtask/cli/start_options.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <iostream>
 
@@ -40,7 +39,8 @@ int run_start(const GlobalOptions& global, const std::vector<std::string>& args)
   std::cout << result.id << std::endl;
   if (!std::cout) {
     throw Error(ExitCode::failure,
-                "task " + result.id + " started, but its ID could not be written to standard output");
+                "task " + result.id +
+                  " started, but its ID could not be written to standard output");
   }
   if (result.duplicate) {
     std::cerr << "bgtask: an identical task is already queued or running: " << result.id

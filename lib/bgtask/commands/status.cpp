@@ -1,14 +1,13 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/store/output_file.hpp>
-#include <bgtask/exec/reconcile.hpp>
-#include <bgtask/core/record_json.hpp>
-#include <bgtask/store/record_store.hpp>
 #include <bgtask/cli/record_view.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/store/output_file.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <boost/json.hpp>
 
@@ -44,9 +43,8 @@ void print_text(const TaskDir& dir, const TaskRecord& record, std::size_t tail)
 int run_status(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("json", "print a JSON array of records")
-    ("tail", po::value<std::string>(), "show the last N lines of output (default 10)");
+  options.add_options()("json", "print a JSON array of records")(
+    "tail", po::value<std::string>(), "show the last N lines of output (default 10)");
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
   if (!parsed) {
     return 0;

@@ -1,5 +1,4 @@
 #include <bgtask/cli/command.hpp>
-
 #include <bgtask/commands/commands.hpp>
 
 #include <algorithm>

@@ -1,14 +1,13 @@
-#include <bgtask/commands/commands.hpp>
-
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
-#include <bgtask/util/error.hpp>
+#include <bgtask/cli/record_view.hpp>
+#include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/core/record_json.hpp>
-#include <bgtask/store/record_store.hpp>
-#include <bgtask/cli/record_view.hpp>
-#include <bgtask/store/task_dir.hpp>
 #include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -27,10 +26,9 @@ constexpr CommandSyntax k_syntax{
 int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()
-    ("timeout", po::value<std::string>(), "give up after DUR and exit 124")
-    ("any", "return as soon as one of the tasks has finished")
-    ("json", "print a JSON array of the records");
+  options.add_options()("timeout", po::value<std::string>(), "give up after DUR and exit 124")(
+    "any", "return as soon as one of the tasks has finished")("json",
+                                                              "print a JSON array of the records");
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
   if (!parsed) {
     return 0;

@@ -1,5 +1,4 @@
 #include <bgtask/core/exit_status.hpp>
-
 #include <bgtask/util/error.hpp>
 
 namespace bgtask {

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bgtask/util/duration.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/util/duration.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -21,9 +21,9 @@ struct SlurmRequest
 // Everything needed to run one task, beyond what its record says.
 struct LaunchRequest
 {
-  TaskRecord record;                       // filled in by `start`: id, command, cwd, ...
-  std::vector<std::string> argv;           // what to execute (after `/bin/sh -c` wrapping)
-  std::vector<std::string> env_additions;  // K=V pairs from --env, passed to the command only
+  TaskRecord record;                      // filled in by `start`: id, command, cwd, ...
+  std::vector<std::string> argv;          // what to execute (after `/bin/sh -c` wrapping)
+  std::vector<std::string> env_additions; // K=V pairs from --env, passed to the command only
   std::optional<Milliseconds> timeout;
   Milliseconds grace{5000};
   std::optional<std::uint64_t> max_output; // --max-output: most bytes kept in ID.output

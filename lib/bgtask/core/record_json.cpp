@@ -7,7 +7,6 @@
 // reject wrong types. Every string is valid UTF-8 (see utf8.hpp).
 
 #include <bgtask/core/record_json.hpp>
-
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/utf8.hpp>
@@ -394,7 +393,8 @@ TaskRecord decode_object(const json::object& o)
   }
   if (const auto* v = find(o, "after")) {
     r.after = get_strings(*v, "after");
-    if (!std::all_of(r.after.begin(), r.after.end(), [](const std::string& id) { return is_task_id(id); })) {
+    if (!std::all_of(r.after.begin(), r.after.end(),
+                     [](const std::string& id) { return is_task_id(id); })) {
       bad("after", "not a list of task IDs");
     }
   }
@@ -460,7 +460,8 @@ json::value record_to_json(const TaskRecord& r)
   o["output"] = std::move(out);
   o["queue"] = optional_string(r.queue);
   o["after"] = strings_to_json(r.after);
-  o["waiting_for"] = r.waiting_for ? json::value(waiting_for_name(*r.waiting_for)) : json::value(nullptr);
+  o["waiting_for"] =
+    r.waiting_for ? json::value(waiting_for_name(*r.waiting_for)) : json::value(nullptr);
   o["on_exit"] = optional_string(r.on_exit);
   o["fingerprint"] = optional_string(r.fingerprint);
   return v;

@@ -1,5 +1,5 @@
-#include <bgtask/util/error.hpp>
 #include <bgtask/core/task_id.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>

@@ -19,7 +19,7 @@ inline constexpr std::size_t k_max_events = 32;
 struct OwnerIdentity
 {
   int pid = 0;
-  std::string instance;        // random token, unique per supervisor
+  std::string instance;         // random token, unique per supervisor
   std::uint64_t start_time = 0; // field 22 of /proc/PID/stat (clock ticks since boot)
   std::string boot_id;
   std::string host;
@@ -53,7 +53,7 @@ struct OutputInfo
 {
   std::string path;
   std::uint64_t bytes = 0;
-  bool truncated = false;         // output went past --max-output (or the file could not take it)
+  bool truncated = false;          // output went past --max-output (or the file could not take it)
   std::uint64_t dropped_bytes = 0; // how much of it was not kept
 };
 
@@ -99,16 +99,16 @@ struct TaskRecord
   std::optional<OwnerIdentity> owner;
   std::optional<ChildIdentity> child;
   std::optional<SlurmJobRef> slurm; // executor `slurm` only: its job (no owner, no child)
-  bool unsupervised = false; // the supervisor died while the command still ran
+  bool unsupervised = false;        // the supervisor died while the command still ran
   std::optional<CancelRequest> cancel_request;
   std::optional<Progress> progress;
   std::vector<TaskEvent> events;
   OutputInfo output;
-  std::optional<std::string> queue;        // --queue: runs only in one of the queue's slots
-  std::vector<std::string> after;          // --after: tasks that must succeed first
-  std::optional<WaitingFor> waiting_for;   // set while queued
-  std::optional<std::string> on_exit;      // --on-exit: shell string run when the task ends
-  std::optional<std::string> fingerprint;  // keyed hash compared by --dedupe (task_fingerprint.hpp)
+  std::optional<std::string> queue;       // --queue: runs only in one of the queue's slots
+  std::vector<std::string> after;         // --after: tasks that must succeed first
+  std::optional<WaitingFor> waiting_for;  // set while queued
+  std::optional<std::string> on_exit;     // --on-exit: shell string run when the task ends
+  std::optional<std::string> fingerprint; // keyed hash compared by --dedupe (task_fingerprint.hpp)
 };
 
 // Appends an event, dropping the oldest progress event (else the oldest

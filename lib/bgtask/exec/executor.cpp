@@ -1,8 +1,7 @@
 #include <bgtask/exec/executor.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
+#include <bgtask/util/error.hpp>
 
 namespace bgtask {
 

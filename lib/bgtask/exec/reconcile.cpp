@@ -1,10 +1,9 @@
-#include <bgtask/exec/reconcile.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
+#include <bgtask/exec/reconcile.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <map>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bgtask/exec/executor.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/executor.hpp>
 
 #include <vector>
 

@@ -1,11 +1,10 @@
-#include <bgtask/exec/task_waiter.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/exec/executor.hpp>
 #include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/exec/task_watcher.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -34,7 +33,8 @@ TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
   return reconcile_record(dir, load_existing_record(dir, id));
 }
 
-std::vector<TaskRecord> load_current_records(const TaskDir& dir, const std::vector<std::string>& ids)
+std::vector<TaskRecord> load_current_records(const TaskDir& dir,
+                                             const std::vector<std::string>& ids)
 {
   std::vector<TaskRecord> records;
   for (const auto& id : ids) {
@@ -69,8 +69,8 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
     result.records = load_current_records(dir, ids);
     const auto finished = std::count_if(result.records.begin(), result.records.end(),
                                         [](const TaskRecord& r) { return is_final(r.state); });
-    const bool done = mode == WaitMode::any ? finished > 0
-                                            : finished == static_cast<long>(result.records.size());
+    const bool done =
+      mode == WaitMode::any ? finished > 0 : finished == static_cast<long>(result.records.size());
     if (done) {
       return result;
     }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bgtask/util/duration.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/util/duration.hpp>
 
 #include <optional>
 #include <string>
@@ -33,7 +33,8 @@ TaskRecord load_current_record(const TaskDir& dir, const std::string& id);
 
 // load_current_record for several IDs, reconciled as one batch
 // (reconcile_records), in the order given.
-std::vector<TaskRecord> load_current_records(const TaskDir& dir, const std::vector<std::string>& ids);
+std::vector<TaskRecord> load_current_records(const TaskDir& dir,
+                                             const std::vector<std::string>& ids);
 
 // The longest a waiter on `records` may sleep before reconciling again
 // (Executor::recheck_interval of their executors); nullopt if the task

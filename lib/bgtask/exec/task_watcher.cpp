@@ -1,5 +1,4 @@
 #include <bgtask/exec/task_watcher.hpp>
-
 #include <bgtask/proc/fd_holder.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -110,7 +109,8 @@ void TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
   const auto until = Clock::now() + wait;
   for (;;) {
     const auto left = std::chrono::ceil<Milliseconds>(until - Clock::now());
-    const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+    const int ready =
+      ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
     if (ready <= 0 || !m_inotify || (fds.front().revents & POLLIN) == 0 || ready > 1 ||
         drain_relevant(m_inotify.get())) {
       return;

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bgtask/util/duration.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/util/duration.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <optional>

@@ -1,7 +1,6 @@
-#include <bgtask/proc/client_process.hpp>
-
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/proc/child_exec.hpp>
+#include <bgtask/proc/client_process.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -40,7 +39,6 @@ std::vector<std::string> child_environment(const std::vector<std::string>& addit
   env.insert(env.end(), additions.begin(), additions.end());
   return env;
 }
-
 
 // In the forked child: wire up stdio, reset signals, exec. Reports an exec
 // failure's errno on `error_fd` (close-on-exec, so success closes it).
@@ -172,8 +170,8 @@ ClientResult run_client(const ClientCall& call)
       } else if (p.fd == err_read.get() && !read_some(p.fd, result.err)) {
         err_read.close();
       } else if (p.fd == in_parent.get()) {
-        const ssize_t n = ::send(p.fd, call.input.data() + written, call.input.size() - written,
-                                 MSG_NOSIGNAL);
+        const ssize_t n =
+          ::send(p.fd, call.input.data() + written, call.input.size() - written, MSG_NOSIGNAL);
         if (n > 0) {
           written += static_cast<std::size_t>(n);
         }

@@ -1,5 +1,4 @@
 #include <bgtask/proc/memory_trim.hpp>
-
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cstdint>
@@ -75,7 +74,8 @@ void release_unused_memory()
     if (parse_header(line, mapping) || !mapping.droppable || !line.starts_with("Anonymous:")) {
       continue;
     }
-    if (std::strtoull(std::string(line.substr(10)).c_str(), nullptr, 10) == 0 && mapping.end > mapping.start) {
+    if (std::strtoull(std::string(line.substr(10)).c_str(), nullptr, 10) == 0 &&
+        mapping.end > mapping.start) {
       void* start = reinterpret_cast<void*>(mapping.start);
       ::madvise(start, mapping.end - mapping.start, MADV_DONTNEED);
       // Fault back single pages, not the 64 KiB around each one.

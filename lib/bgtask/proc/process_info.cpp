@@ -100,7 +100,9 @@ std::string current_boot_id()
 
 std::string current_host_name()
 {
-  struct utsname name{};
+  struct utsname name
+  {
+  };
   if (::uname(&name) != 0) {
     return "localhost";
   }

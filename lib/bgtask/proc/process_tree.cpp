@@ -1,6 +1,5 @@
-#include <bgtask/proc/process_tree.hpp>
-
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/proc/process_tree.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>

@@ -1,8 +1,7 @@
 #include <bgtask/store/atomic_file.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -52,8 +51,8 @@ void replace_file_atomically(const TaskDir& dir, std::string_view name, std::str
     throw_system(std::string("cannot write ") + dir.file_path(name) + " (" + step + ")", err);
   };
 
-  UniqueFd fd(::openat(dir.fd(), temp.c_str(),
-                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd fd(
+    ::openat(dir.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) {
     throw_system("cannot write " + dir.file_path(name) + " (create temp)", errno);
   }
@@ -61,7 +60,9 @@ void replace_file_atomically(const TaskDir& dir, std::string_view name, std::str
     fail("write", err);
   }
   // A write that reported more than it stored must not reach the record.
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(fd.get(), &st) != 0 || static_cast<std::size_t>(st.st_size) != content.size()) {
     fail("short write", EIO);
   }

@@ -1,8 +1,7 @@
 #include <bgtask/store/dir_lock.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <cerrno>
 #include <dirent.h>
@@ -18,11 +17,14 @@ namespace {
 
 UniqueFd open_lock_file(const TaskDir& dir, const std::string& name)
 {
-  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+  UniqueFd fd(::openat(dir.fd(), name.c_str(),
+                       O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
   if (!fd) {
     throw_system("cannot open " + dir.file_path(name), errno);
   }
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     throw Error(ExitCode::failure, dir.file_path(name) + " is not a regular file");
   }

@@ -29,7 +29,10 @@ public:
   static std::optional<DirLock> try_acquire(const TaskDir& dir, const std::string& name);
 
 private:
-  explicit DirLock(UniqueFd fd) : m_fd(std::move(fd)) {}
+  explicit DirLock(UniqueFd fd)
+    : m_fd(std::move(fd))
+  {
+  }
 
   UniqueFd m_fd;
 };

@@ -1,6 +1,5 @@
-#include <bgtask/store/outcome_reserve.hpp>
-
 #include <bgtask/core/record_json.hpp>
+#include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/task_lock.hpp>
 
 #include <cerrno>
@@ -30,7 +29,9 @@ int reserve_outcome_space(const TaskLock& lock)
 
 void release_outcome_space(const TaskLock& lock)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(lock.fd(), &st) == 0 && st.st_size > k_note_bytes) {
     ::ftruncate(lock.fd(), k_note_bytes);
   }

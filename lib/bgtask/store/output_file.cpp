@@ -1,8 +1,7 @@
 #include <bgtask/store/output_file.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -61,7 +60,9 @@ UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
     }
     throw_system("cannot open " + dir.file_path(name), errno);
   }
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
     throw Error(ExitCode::failure,
                 "refusing " + dir.file_path(name) + ": not a regular file owned by this user");
@@ -71,7 +72,9 @@ UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
 
 std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
     return 0;
   }
@@ -90,7 +93,8 @@ std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes
   while (end > floor) {
     const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(end - floor, k_chunk));
     const std::uint64_t begin = end - count;
-    if (::pread(fd, block.data(), count, static_cast<off_t>(begin)) != static_cast<ssize_t>(count)) {
+    if (::pread(fd, block.data(), count, static_cast<off_t>(begin)) !=
+        static_cast<ssize_t>(count)) {
       return end; // the file shrank: show what was searched
     }
     for (std::size_t i = count; i-- > 0;) {

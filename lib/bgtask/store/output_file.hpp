@@ -35,7 +35,10 @@ enum class Escape { yes, no };
 class OutputCopier
 {
 public:
-  explicit OutputCopier(Escape escape) : m_escape(escape) {}
+  explicit OutputCopier(Escape escape)
+    : m_escape(escape)
+  {
+  }
 
   // Copies from `offset` to the current end of `fd`; returns the new offset.
   std::uint64_t copy_from(int fd, std::uint64_t offset);

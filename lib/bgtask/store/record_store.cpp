@@ -1,11 +1,10 @@
-#include <bgtask/store/record_store.hpp>
-
-#include <bgtask/store/atomic_file.hpp>
-#include <bgtask/util/error.hpp>
 #include <bgtask/core/record_json.hpp>
+#include <bgtask/core/task_id.hpp>
+#include <bgtask/store/atomic_file.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/core/task_id.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -47,7 +46,9 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
     return corrupt(std::move(result), errno == ELOOP ? "record is a symbolic link"
                                                      : std::string(std::strerror(errno)));
   }
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(fd.get(), &st) != 0) {
     return corrupt(std::move(result), std::strerror(errno));
   }
@@ -122,7 +123,9 @@ std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix)
 {
   check_task_id_prefix(id_or_prefix);
   if (id_or_prefix.size() == k_task_id_length) {
-    struct stat st{};
+    struct stat st
+    {
+    };
     const auto name = status_file_name(id_or_prefix);
     if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
       return std::string(id_or_prefix);
@@ -148,7 +151,8 @@ std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix)
   return matches.front();
 }
 
-std::vector<std::string> resolve_task_ids(const TaskDir& dir, const std::vector<std::string>& prefixes)
+std::vector<std::string> resolve_task_ids(const TaskDir& dir,
+                                          const std::vector<std::string>& prefixes)
 {
   std::vector<std::string> ids;
   for (const auto& prefix : prefixes) {

@@ -40,6 +40,7 @@ std::vector<std::string> scan_task_ids(const TaskDir& dir);
 std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix);
 
 // resolve_task_id for each of `prefixes`, dropping repeats; keeps the order.
-std::vector<std::string> resolve_task_ids(const TaskDir& dir, const std::vector<std::string>& prefixes);
+std::vector<std::string> resolve_task_ids(const TaskDir& dir,
+                                          const std::vector<std::string>& prefixes);
 
 } // namespace bgtask

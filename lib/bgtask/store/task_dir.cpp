@@ -1,5 +1,4 @@
 #include <bgtask/store/task_dir.hpp>
-
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
@@ -88,7 +87,9 @@ std::string TaskDir::resolve_path(const std::optional<std::string>& dir_option)
 
 TaskDir TaskDir::open(const std::string& path)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) {
       refuse(path, std::strerror(errno));

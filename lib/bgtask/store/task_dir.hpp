@@ -33,7 +33,11 @@ public:
   int sync() const;
 
 private:
-  TaskDir(std::string path, UniqueFd fd) : m_path(std::move(path)), m_fd(std::move(fd)) {}
+  TaskDir(std::string path, UniqueFd fd)
+    : m_path(std::move(path)),
+      m_fd(std::move(fd))
+  {
+  }
 
   std::string m_path;
   UniqueFd m_fd;

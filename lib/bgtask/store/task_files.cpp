@@ -1,8 +1,6 @@
-#include <bgtask/store/task_files.hpp>
-
-#include <bgtask/proc/process_info.hpp>
 #include <bgtask/core/task_id.hpp>
-
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/task_files.hpp>
 
 namespace bgtask {
 
@@ -46,7 +44,8 @@ std::string lock_file_name(std::string_view id)
 
 std::string temp_file_name(std::string_view target)
 {
-  return "." + std::string(target) + "." + random_token().substr(0, 16) + std::string(k_temp_suffix);
+  return "." + std::string(target) + "." + random_token().substr(0, 16) +
+         std::string(k_temp_suffix);
 }
 
 std::optional<TaskFileName> parse_task_file_name(std::string_view name)
@@ -55,7 +54,8 @@ std::optional<TaskFileName> parse_task_file_name(std::string_view name)
     // Exactly `.TARGET.<16 lowercase hex>.tmp` for a task file TARGET, so
     // `cleanup` never takes some other hidden file for a stale temp.
     const std::size_t tail = 1 + k_temp_token_length + k_temp_suffix.size();
-    if (!name.ends_with(k_temp_suffix) || name.size() < 1 + tail || name[name.size() - tail] != '.') {
+    if (!name.ends_with(k_temp_suffix) || name.size() < 1 + tail ||
+        name[name.size() - tail] != '.') {
       return std::nullopt;
     }
     const auto token = name.substr(name.size() - tail + 1, k_temp_token_length);

@@ -1,10 +1,9 @@
-#include <bgtask/store/task_fingerprint.hpp>
-
 #include <bgtask/store/dir_lock.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/util/sha256.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_fingerprint.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/sha256.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -24,7 +23,9 @@ constexpr std::size_t k_key_bytes = 32;
 std::optional<std::string> read_key(const TaskDir& dir)
 {
   UniqueFd fd(::openat(dir.fd(), k_key_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
       st.st_size != static_cast<off_t>(k_key_bytes)) {
     return std::nullopt;
@@ -49,13 +50,16 @@ void make_key(const TaskDir& dir)
     return;
   }
   const std::string temp = temp_file_name(k_key_file);
-  UniqueFd fd(::openat(dir.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd fd(
+    ::openat(dir.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) {
     return;
   }
-  const bool written = ::write(fd.get(), key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
-                       ::fsync(fd.get()) == 0 && fd.close() == 0;
-  if (!written || ::renameat2(dir.fd(), temp.c_str(), dir.fd(), k_key_file, RENAME_NOREPLACE) != 0) {
+  const bool written =
+    ::write(fd.get(), key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
+    ::fsync(fd.get()) == 0 && fd.close() == 0;
+  if (!written ||
+      ::renameat2(dir.fd(), temp.c_str(), dir.fd(), k_key_file, RENAME_NOREPLACE) != 0) {
     ::unlinkat(dir.fd(), temp.c_str(), 0);
     return;
   }

@@ -1,8 +1,7 @@
-#include <bgtask/store/task_lock.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -21,7 +20,9 @@ enum class Wait { yes, no };
 // Returns 0, or the errno of fcntl (EAGAIN when held elsewhere).
 int set_lock(int fd, short type, off_t byte, Wait wait)
 {
-  struct flock fl{};
+  struct flock fl
+  {
+  };
   fl.l_type = type;
   fl.l_whence = SEEK_SET;
   fl.l_start = byte;
@@ -56,8 +57,12 @@ std::optional<TaskLock> TaskLock::create_owned(const TaskDir& dir, std::string_v
   }
   // `cleanup` may also have removed it before we locked it: then the name is
   // gone or names another file, and this ID is not ours.
-  struct stat ours{};
-  struct stat named{};
+  struct stat ours
+  {
+  };
+  struct stat named
+  {
+  };
   if (::fstat(fd.get(), &ours) != 0 ||
       ::fstatat(dir.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 ||
       ours.st_dev != named.st_dev || ours.st_ino != named.st_ino) {
@@ -85,7 +90,9 @@ std::optional<TaskLock> TaskLock::open_existing(const TaskDir& dir, std::string_
       throw_system("cannot open " + dir.path() + "/" + name, errno);
     }
   }
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return std::nullopt;
   }

@@ -48,7 +48,10 @@ public:
   int fd() const { return m_fd.get(); }
 
 private:
-  explicit TaskLock(UniqueFd fd) : m_fd(std::move(fd)) {}
+  explicit TaskLock(UniqueFd fd)
+    : m_fd(std::move(fd))
+  {
+  }
 
   UniqueFd m_fd;
 };
@@ -57,7 +60,11 @@ private:
 class UpdateLockGuard
 {
 public:
-  explicit UpdateLockGuard(TaskLock& lock) : m_lock(lock) { m_lock.lock_updates(); }
+  explicit UpdateLockGuard(TaskLock& lock)
+    : m_lock(lock)
+  {
+    m_lock.lock_updates();
+  }
   UpdateLockGuard(const UpdateLockGuard&) = delete;
   UpdateLockGuard& operator=(const UpdateLockGuard&) = delete;
   ~UpdateLockGuard() { m_lock.unlock_updates(); }

@@ -1,9 +1,8 @@
-#include <bgtask/store/task_queue.hpp>
-
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/dir_lock.hpp>
-#include <bgtask/util/error.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_queue.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -91,7 +90,9 @@ QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue)
   if (!fd) {
     return errno == ENOENT ? QueueSettings{} : corrupt(std::strerror(errno));
   }
-  struct stat st{};
+  struct stat st
+  {
+  };
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
     return corrupt("not a regular file of this user");
   }
@@ -148,7 +149,8 @@ std::vector<std::string> scan_queue_names(const TaskDir& dir)
   while (const dirent* entry = ::readdir(stream)) {
     const std::string_view file(entry->d_name);
     if (file.starts_with(k_prefix) && file.ends_with(k_settings_suffix)) {
-      const auto queue = file.substr(k_prefix.size(), file.size() - k_prefix.size() - k_settings_suffix.size());
+      const auto queue =
+        file.substr(k_prefix.size(), file.size() - k_prefix.size() - k_settings_suffix.size());
       if (is_queue_name(queue)) {
         names.emplace_back(queue);
       }

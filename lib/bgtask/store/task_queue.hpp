@@ -36,7 +36,7 @@ struct QueueSettings
 {
   QueueSettingsStatus status = QueueSettingsStatus::missing;
   std::size_t slots = k_default_queue_slots; // the default unless status is ok
-  std::string reason;                       // why it is corrupt
+  std::string reason;                        // why it is corrupt
 };
 
 // Reads a queue's settings file (regular, owned by this user, small,

@@ -9,13 +9,13 @@ namespace bgtask {
 // task's own exit status (0-255) are passed through as plain ints.
 enum class ExitCode : int {
   success = 0,
-  failure = 1,    // bgtask itself failed (I/O error, unexpected condition)
-  usage = 2,      // bad arguments, unknown or ambiguous ID, refused directory
-  detached = 3,   // `run` stopped following a task that still runs (--detach-after, Ctrl-C)
+  failure = 1,        // bgtask itself failed (I/O error, unexpected condition)
+  usage = 2,          // bad arguments, unknown or ambiguous ID, refused directory
+  detached = 3,       // `run` stopped following a task that still runs (--detach-after, Ctrl-C)
   limit_reached = 69, // `start --max-running`: too many tasks running; nothing started
-  lost = 75,      // a task's outcome is unknown (supervisor died, host rebooted)
-  timed_out = 124, // a task timed out, or `wait --timeout` elapsed first
-  cancelled = 130, // a task was cancelled
+  lost = 75,          // a task's outcome is unknown (supervisor died, host rebooted)
+  timed_out = 124,    // a task timed out, or `wait --timeout` elapsed first
+  cancelled = 130,    // a task was cancelled
 };
 
 // The one error type library code throws; `run_cli` prints `what()` and

@@ -9,8 +9,9 @@
 
 namespace bgtask {
 
-void for_each_index_in_parallel(std::size_t count, std::size_t workers, std::size_t block,
-                                const std::function<void(std::size_t worker, std::size_t index)>& work)
+void for_each_index_in_parallel(
+  std::size_t count, std::size_t workers, std::size_t block,
+  const std::function<void(std::size_t worker, std::size_t index)>& work)
 {
   workers = std::max<std::size_t>(workers, 1);
   block = std::max<std::size_t>(block, 1);

@@ -11,7 +11,8 @@ namespace bgtask {
 // consecutive indices at a time. Returns once every call has returned. If a
 // call throws, the threads stop taking blocks and one of the exceptions
 // thrown is rethrown here.
-void for_each_index_in_parallel(std::size_t count, std::size_t workers, std::size_t block,
-                                const std::function<void(std::size_t worker, std::size_t index)>& work);
+void for_each_index_in_parallel(
+  std::size_t count, std::size_t workers, std::size_t block,
+  const std::function<void(std::size_t worker, std::size_t index)>& work);
 
 } // namespace bgtask

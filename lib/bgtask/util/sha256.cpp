@@ -43,8 +43,10 @@ void Sha256::compress(const std::uint8_t* block)
            (std::uint32_t{block[4 * i + 2]} << 8) | std::uint32_t{block[4 * i + 3]};
   }
   for (std::size_t i = 16; i < 64; ++i) {
-    const std::uint32_t s0 = rotate_right(w[i - 15], 7) ^ rotate_right(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const std::uint32_t s1 = rotate_right(w[i - 2], 17) ^ rotate_right(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    const std::uint32_t s0 =
+      rotate_right(w[i - 15], 7) ^ rotate_right(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 =
+      rotate_right(w[i - 2], 17) ^ rotate_right(w[i - 2], 19) ^ (w[i - 2] >> 10);
     w[i] = w[i - 16] + s0 + w[i - 7] + s1;
   }
   auto [a, b, c, d, e, f, g, h] = m_state;
@@ -127,7 +129,8 @@ Sha256Digest hmac_sha256(std::string_view key, std::string_view message)
   const auto inner_digest = inner.finish();
   Sha256 outer;
   outer.update(outer_pad);
-  outer.update(std::string_view(reinterpret_cast<const char*>(inner_digest.data()), inner_digest.size()));
+  outer.update(
+    std::string_view(reinterpret_cast<const char*>(inner_digest.data()), inner_digest.size()));
   return outer.finish();
 }
 

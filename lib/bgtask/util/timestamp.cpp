@@ -87,9 +87,9 @@ std::optional<TimePoint> parse_timestamp(std::string_view text)
   if (!has_timestamp_shape(text)) {
     return std::nullopt;
   }
-  const std::chrono::year_month_day calendar{std::chrono::year{static_cast<int>(get_digits(text, 0, 4))},
-                                         std::chrono::month{get_digits(text, 5, 2)},
-                                         std::chrono::day{get_digits(text, 8, 2)}};
+  const std::chrono::year_month_day calendar{
+    std::chrono::year{static_cast<int>(get_digits(text, 0, 4))},
+    std::chrono::month{get_digits(text, 5, 2)}, std::chrono::day{get_digits(text, 8, 2)}};
   const unsigned hours = get_digits(text, 11, 2);
   const unsigned minutes = get_digits(text, 14, 2);
   const unsigned seconds = get_digits(text, 17, 2);

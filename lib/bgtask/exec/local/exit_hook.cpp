@@ -1,11 +1,10 @@
-#include <bgtask/exec/local/exit_hook.hpp>
-
-#include <bgtask/proc/child_exec.hpp>
-#include <bgtask/util/error.hpp>
 #include <bgtask/core/exit_status.hpp>
+#include <bgtask/exec/local/exit_hook.hpp>
+#include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -91,8 +90,10 @@ std::string last_line(std::string text)
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) {
     text.pop_back();
   }
-  text = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
-  std::replace_if(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
+  text =
+    text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+  std::replace_if(
+    text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }, ' ');
   return text;
 }
 
@@ -128,10 +129,10 @@ std::string run_hook(const TaskDir& dir, const TaskRecord& record)
       if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         return "exit 0";
       }
-      std::string message =
-        timed_out           ? "killed after " + format_duration(k_exit_hook_limit)
-        : WIFEXITED(status) ? "failed: exit " + std::to_string(WEXITSTATUS(status))
-                            : "failed: killed by signal " + std::to_string(WTERMSIG(status));
+      std::string message = timed_out ? "killed after " + format_duration(k_exit_hook_limit)
+                            : WIFEXITED(status)
+                              ? "failed: exit " + std::to_string(WEXITSTATUS(status))
+                              : "failed: killed by signal " + std::to_string(WTERMSIG(status));
       const std::string line = last_line(kept);
       return line.empty() ? message : message + ": " + line;
     }
@@ -142,7 +143,8 @@ std::string run_hook(const TaskDir& dir, const TaskRecord& record)
       continue;
     }
     // Without a pidfd (or once killed), wake up now and then to reap.
-    const int wait_ms = process && !timed_out ? static_cast<int>(std::max<std::int64_t>(left.count(), 0)) : 100;
+    const int wait_ms =
+      process && !timed_out ? static_cast<int>(std::max<std::int64_t>(left.count(), 0)) : 100;
     pollfd fds[2] = {{pipe_open ? read_end.get() : -1, POLLIN, 0}, {process.get(), POLLIN, 0}};
     if (::poll(fds, 2, wait_ms) > 0 && (fds[0].revents & (POLLIN | POLLHUP)) != 0) {
       read_available(read_end.get(), kept);

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <bgtask/util/duration.hpp>
-#include <bgtask/store/task_lock.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/duration.hpp>
 
 namespace bgtask {
 

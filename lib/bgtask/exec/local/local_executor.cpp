@@ -1,14 +1,13 @@
 #include <bgtask/exec/local/local_executor.hpp>
-
+#include <bgtask/exec/local/supervisor.hpp>
+#include <bgtask/exec/reconcile.hpp>
 #include <bgtask/proc/caller_umask.hpp>
-#include <bgtask/util/error.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
-#include <bgtask/exec/reconcile.hpp>
 #include <bgtask/store/record_store.hpp>
-#include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <cerrno>

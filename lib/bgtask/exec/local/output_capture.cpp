@@ -16,7 +16,9 @@ constexpr std::size_t k_buffer_bytes = 64 * 1024;
 } // namespace
 
 OutputCapture::OutputCapture(UniqueFd pipe, int output, std::uint64_t limit)
-  : m_pipe(std::move(pipe)), m_output(output), m_room(limit)
+  : m_pipe(std::move(pipe)),
+    m_output(output),
+    m_room(limit)
 {
   const int flags = ::fcntl(m_pipe.get(), F_GETFL);
   if (flags >= 0) {

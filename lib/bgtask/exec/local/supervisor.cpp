@@ -6,20 +6,19 @@
 // killed before "go" leaves a command that exits 127 without running
 // anything, and a record (if any) that reconciles to `lost`.
 
-#include <bgtask/proc/child_exec.hpp>
-#include <bgtask/exec/local/supervisor.hpp>
-
-#include <bgtask/util/error.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
-#include <bgtask/proc/memory_trim.hpp>
-#include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
+#include <bgtask/exec/local/supervisor.hpp>
+#include <bgtask/exec/local/task_gate.hpp>
+#include <bgtask/proc/child_exec.hpp>
+#include <bgtask/proc/memory_trim.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
+#include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/exec/local/task_gate.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -118,7 +117,6 @@ std::vector<std::string> build_environment(const LaunchRequest& request, const s
   return env;
 }
 
-
 // In the command's process: wait for "go", set up, exec. Never returns.
 [[noreturn]] void exec_command(const LaunchRequest& request, std::vector<std::string> env,
                                int go_fd, int error_fd, int output_fd, mode_t caller_umask)
@@ -132,7 +130,8 @@ std::vector<std::string> build_environment(const LaunchRequest& request, const s
   }
   const auto fail = [&](ExecStage stage) {
     const ExecFailure failure{stage, errno};
-    write_fully(error_fd, std::string_view(reinterpret_cast<const char*>(&failure), sizeof(failure)));
+    write_fully(error_fd,
+                std::string_view(reinterpret_cast<const char*>(&failure), sizeof(failure)));
     ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
   };
   if (::chdir(request.record.cwd.c_str()) != 0) {
@@ -153,8 +152,7 @@ std::vector<std::string> build_environment(const LaunchRequest& request, const s
 std::string describe_exec_failure(const LaunchRequest& request, const ExecFailure& failure)
 {
   if (failure.stage == ExecStage::chdir) {
-    return "cannot change to directory " + request.record.cwd + ": " +
-           std::strerror(failure.error);
+    return "cannot change to directory " + request.record.cwd + ": " + std::strerror(failure.error);
   }
   return "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
 }
@@ -205,7 +203,11 @@ class Supervision
 public:
   Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
               OutputCapture* capture)
-    : m_dir(dir), m_plan(plan), m_child(child), m_signal_fd(signal_fd), m_capture(capture)
+    : m_dir(dir),
+      m_plan(plan),
+      m_child(child),
+      m_signal_fd(signal_fd),
+      m_capture(capture)
   {
   }
 
@@ -227,7 +229,8 @@ public:
         signal_tree(SIGKILL);
         m_kill_at.reset();
       }
-      const auto next = m_kill_at ? m_kill_at : (m_stopping == Stopping::no ? timeout_at : std::nullopt);
+      const auto next =
+        m_kill_at ? m_kill_at : (m_stopping == Stopping::no ? timeout_at : std::nullopt);
       int wait_ms = -1;
       if (next) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - SteadyClock::now());
@@ -338,7 +341,8 @@ void apply_outcome(TaskRecord& record, int status, Stopping stopping, const Laun
   } else if (record.exit_code == 0) {
     finish_record(record, TaskState::succeeded, std::nullopt);
   } else if (record.exit_code) {
-    finish_record(record, TaskState::failed, "exited with status " + std::to_string(*record.exit_code));
+    finish_record(record, TaskState::failed,
+                  "exited with status " + std::to_string(*record.exit_code));
   } else {
     finish_record(record, TaskState::failed, "killed by " + signal_name(record.signal.value_or(0)));
   }
@@ -436,7 +440,8 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
                                  read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
                                  current_boot_id(), current_host_name()};
   }
-  record.child = ChildIdentity{child, child, read_process_stat(child).value_or(ProcessStat{}).start_time};
+  record.child =
+    ChildIdentity{child, child, read_process_stat(child).value_or(ProcessStat{}).start_time};
   record.state = TaskState::running;
   record.started_at = now();
   add_event(record, "started");
@@ -465,12 +470,13 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     ::waitpid(child, &status, 0);
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
     const auto reason = describe_exec_failure(request, failure);
-    update_record(dir, plan.lock, record,
-                  [&](TaskRecord& r) {
-                    r.exit_code = code;
-                    finish_record(r, TaskState::failed, reason);
-                  },
-                  8);
+    update_record(
+      dir, plan.lock, record,
+      [&](TaskRecord& r) {
+        r.exit_code = code;
+        finish_record(r, TaskState::failed, reason);
+      },
+      8);
     report(std::to_string(code) + "\n" + reason);
     slot.reset();
     run_exit_hook(dir, plan.lock, record);
@@ -482,21 +488,25 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
   Supervision supervision(dir, plan, child, signal_fd.get(), capture ? &*capture : nullptr);
   const int status = supervision.run();
   slot.reset(); // the queue's next task may start once this record is final
-  struct stat st{};
-  const std::uint64_t bytes = ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-  update_record(dir, plan.lock, record,
-                [&](TaskRecord& r) {
-                  r.output.bytes = bytes;
-                  if (capture) {
-                    r.output.truncated = capture->truncated();
-                    r.output.dropped_bytes = capture->dropped_bytes();
-                    if (!capture->write_error().empty()) {
-                      add_event(r, "output_error", capture->write_error());
-                    }
-                  }
-                  apply_outcome(r, status, supervision.stopping(), request);
-                },
-                12);
+  struct stat st
+  {
+  };
+  const std::uint64_t bytes =
+    ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  update_record(
+    dir, plan.lock, record,
+    [&](TaskRecord& r) {
+      r.output.bytes = bytes;
+      if (capture) {
+        r.output.truncated = capture->truncated();
+        r.output.dropped_bytes = capture->dropped_bytes();
+        if (!capture->write_error().empty()) {
+          add_event(r, "output_error", capture->write_error());
+        }
+      }
+      apply_outcome(r, status, supervision.stopping(), request);
+    },
+    12);
   run_exit_hook(dir, plan.lock, record);
   ::_exit(0);
 }

@@ -14,9 +14,9 @@ class TaskDir;
 struct SupervisorPlan
 {
   LaunchRequest request;
-  TaskLock lock;      // ownership already taken; kept for the supervisor's life
-  UniqueFd output;    // `ID.output`, opened for appending
-  UniqueFd report;    // write end of the pipe `start` reads the launch result from
+  TaskLock lock;   // ownership already taken; kept for the supervisor's life
+  UniqueFd output; // `ID.output`, opened for appending
+  UniqueFd report; // write end of the pipe `start` reads the launch result from
   mode_t caller_umask = 022;
 };
 

@@ -8,17 +8,16 @@
 // Records that can no longer matter (final, or of another queue) are read
 // once and then ignored, so events of unrelated tasks cost no reloading.
 
-#include <bgtask/exec/local/task_gate.hpp>
-
-#include <bgtask/util/error.hpp>
-#include <bgtask/exec/local/exit_hook.hpp>
-#include <bgtask/proc/process_info.hpp>
-#include <bgtask/exec/reconcile.hpp>
-#include <bgtask/store/record_store.hpp>
 #include <bgtask/cli/record_view.hpp>
+#include <bgtask/exec/local/exit_hook.hpp>
+#include <bgtask/exec/local/task_gate.hpp>
+#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_queue.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <array>
@@ -68,11 +67,13 @@ UniqueFd open_watched_process(const TaskRecord& record)
 {
   if (record.owner && !record.unsupervised) {
     UniqueFd fd = open_pidfd(record.owner->pid);
-    return fd && is_same_process(record.owner->pid, record.owner->start_time) ? std::move(fd) : UniqueFd();
+    return fd && is_same_process(record.owner->pid, record.owner->start_time) ? std::move(fd)
+                                                                              : UniqueFd();
   }
   if (record.child) {
     UniqueFd fd = open_pidfd(record.child->pid);
-    return fd && is_same_process(record.child->pid, record.child->start_time) ? std::move(fd) : UniqueFd();
+    return fd && is_same_process(record.child->pid, record.child->start_time) ? std::move(fd)
+                                                                              : UniqueFd();
   }
   return UniqueFd();
 }
@@ -82,8 +83,8 @@ enum class Phase { after, slot };
 // What the waiter knows about another task of the directory.
 struct Known
 {
-  bool settled = false;              // final or of another queue: never matters again
-  std::optional<TaskRecord> record;  // the current record of an unsettled task
+  bool settled = false;             // final or of another queue: never matters again
+  std::optional<TaskRecord> record; // the current record of an unsettled task
 };
 
 class Gate
@@ -285,7 +286,8 @@ private:
     const auto until = Clock::now() + wait;
     for (;;) {
       const auto left = std::chrono::ceil<Milliseconds>(until - Clock::now());
-      const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+      const int ready =
+        ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
       if (ready < 0 && errno == EINTR) {
         continue;
       }
@@ -296,8 +298,9 @@ private:
       if ((fds[0].revents & POLLIN) != 0 && read_signals()) {
         return;
       }
-      const bool process_exited = std::any_of(fds.begin() + static_cast<long>(first_process), fds.end(),
-                                              [](const pollfd& p) { return p.revents != 0; });
+      const bool process_exited =
+        std::any_of(fds.begin() + static_cast<long>(first_process), fds.end(),
+                    [](const pollfd& p) { return p.revents != 0; });
       if (process_exited) {
         return;
       }

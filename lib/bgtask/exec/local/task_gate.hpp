@@ -1,8 +1,8 @@
 #pragma once
 
+#include <bgtask/core/task_record.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_lock.hpp>
-#include <bgtask/core/task_record.hpp>
 
 #include <functional>
 #include <optional>

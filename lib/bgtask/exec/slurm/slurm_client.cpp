@@ -1,5 +1,4 @@
 #include <bgtask/exec/slurm/slurm_client.hpp>
-
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
@@ -75,9 +74,8 @@ std::vector<SlurmJobInfo> keep_wanted(std::vector<SlurmJobInfo> jobs,
 
 // Reads the jobcomp/filetxt log itself; nullopt with `problem` set if it
 // cannot be read.
-std::optional<std::vector<SlurmJobInfo>> read_jobcomp_log(const std::string& path,
-                                                          const std::set<std::string>& wanted,
-                                                          std::string& problem)
+std::optional<std::vector<SlurmJobInfo>>
+read_jobcomp_log(const std::string& path, const std::set<std::string>& wanted, std::string& problem)
 {
   std::ifstream in(path);
   if (!in) {
@@ -169,15 +167,23 @@ SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
                                                 TimePoint since)
 {
   const std::set<std::string> wanted(job_ids.begin(), job_ids.end());
-  const std::vector<std::string> common{"-X", "-n", "-P", "-j", join(job_ids, ','),
-                                        "-S", slurm_local_time(since - std::chrono::hours(24)),
-                                        "-o", std::string(k_sacct_fields)};
-  if (!config.accounting_storage.empty() && config.accounting_storage != "accounting_storage/none") {
+  const std::vector<std::string> common{"-X",
+                                        "-n",
+                                        "-P",
+                                        "-j",
+                                        join(job_ids, ','),
+                                        "-S",
+                                        slurm_local_time(since - std::chrono::hours(24)),
+                                        "-o",
+                                        std::string(k_sacct_fields)};
+  if (!config.accounting_storage.empty() &&
+      config.accounting_storage != "accounting_storage/none") {
     std::vector<std::string> argv{"sacct"};
     argv.insert(argv.end(), common.begin(), common.end());
     const auto result = run_slurm(argv);
     if (result.end == ClientEnd::exited && result.exit_code == 0) {
-      return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "accounting"}, {}};
+      return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "accounting"},
+              {}};
     }
     if (!mentions(result, "accounting storage is disabled")) {
       return {std::nullopt, client_message(result)};
@@ -190,7 +196,8 @@ SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
   argv.insert(argv.end(), common.begin(), common.end());
   const auto result = run_slurm(argv);
   if (result.end == ClientEnd::exited && result.exit_code == 0) {
-    return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "the jobcomp log"}, {}};
+    return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "the jobcomp log"},
+            {}};
   }
   if (result.end == ClientEnd::timed_out) {
     return {std::nullopt, client_message(result)};

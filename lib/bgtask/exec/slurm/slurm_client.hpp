@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bgtask/proc/client_process.hpp>
 #include <bgtask/exec/slurm/slurm_job.hpp>
+#include <bgtask/proc/client_process.hpp>
 #include <bgtask/util/timestamp.hpp>
 
 #include <optional>

@@ -1,11 +1,10 @@
 #include <bgtask/exec/slurm/slurm_executor.hpp>
-
-#include <bgtask/proc/caller_umask.hpp>
-#include <bgtask/util/error.hpp>
-#include <bgtask/store/record_store.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
+#include <bgtask/proc/caller_umask.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -27,7 +26,9 @@ constexpr Milliseconds k_min_submit_timeout{30000};
 
 std::uint64_t output_size(const TaskDir& dir, const std::string& id)
 {
-  struct stat st{};
+  struct stat st
+  {
+  };
   const auto name = output_file_name(id);
   if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
     return 0;
@@ -81,8 +82,8 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, [[maybe_unused]] TaskLock
   std::string problem;
   const auto cluster = config(problem);
   if (!cluster) {
-    throw Error(ExitCode::failure, "the Slurm controller did not answer (" + problem +
-                                     "); nothing was submitted");
+    throw Error(ExitCode::failure,
+                "the Slurm controller did not answer (" + problem + "); nothing was submitted");
   }
   const auto output_name = output_file_name(id);
   UniqueFd output(::openat(dir.fd(), output_name.c_str(),
@@ -111,7 +112,8 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, [[maybe_unused]] TaskLock
       record.slurm->cluster = cluster->cluster;
     }
     record.state = TaskState::queued;
-    add_event(record, "submitted", "Slurm job " + job->job_id + " on cluster " + *record.slurm->cluster);
+    add_event(record, "submitted",
+              "Slurm job " + job->job_id + " on cluster " + *record.slurm->cluster);
     try {
       save_record(dir, record);
     } catch (const Error&) {
@@ -123,8 +125,8 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, [[maybe_unused]] TaskLock
   LaunchResult launch_result;
   if (result.end == ClientEnd::timed_out) {
     launch_result.exit_code = static_cast<int>(ExitCode::lost);
-    launch_result.error = result.error + "; a Slurm job named " + slurm_job_name(id) +
-                          " may have been submitted";
+    launch_result.error =
+      result.error + "; a Slurm job named " + slurm_job_name(id) + " may have been submitted";
     finish_record(record, TaskState::lost, launch_result.error);
   } else {
     launch_result.exit_code = static_cast<int>(ExitCode::failure);
@@ -151,8 +153,8 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
     return;
   }
   const bool due = !m_asked_at || Clock::now() >= *m_asked_at + m_interval;
-  const bool unseen = std::any_of(jobs.begin(), jobs.end(),
-                                  [&](const WantedJob& job) { return m_seen.count(job.task_id) == 0; });
+  const bool unseen = std::any_of(
+    jobs.begin(), jobs.end(), [&](const WantedJob& job) { return m_seen.count(job.task_id) == 0; });
   if (due || unseen) {
     m_changed = false;
     if (!observe(jobs, *since)) {
@@ -190,9 +192,10 @@ bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
     // Only a job of the task's name is the task's: the same id may name
     // another job (the controller lost its state, or the record comes from
     // another cluster).
-    const auto found = std::find_if(answer.value->begin(), answer.value->end(), [&](const SlurmJobInfo& job) {
-      return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
-    });
+    const auto found =
+      std::find_if(answer.value->begin(), answer.value->end(), [&](const SlurmJobInfo& job) {
+        return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
+      });
     if (found != answer.value->end()) {
       remember(wanted.task_id, slurm_outcome(*found));
     } else {
@@ -229,22 +232,25 @@ bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePo
   const auto accounting = query_accounting(*current, ids, since);
   if (!accounting.value) {
     warn("accounting", "Slurm accounting did not answer (" + accounting.problem + "); " +
-                         task_count(ours.size()) + " the controller no longer knows left as last recorded");
+                         task_count(ours.size()) +
+                         " the controller no longer knows left as last recorded");
     return false;
   }
   const auto& found_jobs = accounting.value->jobs;
   for (const auto& wanted : ours) {
-    const auto found = std::find_if(found_jobs.begin(), found_jobs.end(), [&](const SlurmJobInfo& job) {
-      return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
-    });
+    const auto found =
+      std::find_if(found_jobs.begin(), found_jobs.end(), [&](const SlurmJobInfo& job) {
+        return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
+      });
     if (found != found_jobs.end()) {
       remember(wanted.task_id, slurm_outcome(*found));
     } else if (accounting.value->source.empty()) {
       remember(wanted.task_id, vanished_job_outcome("Slurm no longer knows job " + wanted.job_id +
                                                     " and no accounting is configured to ask"));
     } else {
-      remember(wanted.task_id, vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
-                                                    accounting.value->source + " has no record of it"));
+      remember(wanted.task_id,
+               vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
+                                    accounting.value->source + " has no record of it"));
     }
   }
   return true;
@@ -297,8 +303,8 @@ void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Millise
     save_record(dir, loaded.record);
   }
   if (const auto problem = cancel_slurm_job(job_id, slurm_job_name(record.id))) {
-    throw Error(ExitCode::failure, "cannot cancel Slurm job " + job_id + " of task " + record.id +
-                                     ": " + *problem);
+    throw Error(ExitCode::failure,
+                "cannot cancel Slurm job " + job_id + " of task " + record.id + ": " + *problem);
   }
   // Look again soon: the job ends within moments of scancel.
   m_seen.erase(record.id);

@@ -13,7 +13,8 @@ std::vector<std::string_view> split(std::string_view text, char separator)
   std::size_t at = 0;
   for (;;) {
     const auto end = text.find(separator, at);
-    parts.push_back(text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+    parts.push_back(
+      text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
     if (end == std::string_view::npos) {
       return parts;
     }
@@ -60,8 +61,8 @@ std::string first_word(std::string_view text)
 const std::string* lookup(const std::vector<std::pair<std::string, std::string>>& pairs,
                           std::string_view key)
 {
-  const auto it = std::find_if(pairs.begin(), pairs.end(),
-                               [&](const auto& pair) { return pair.first == key; });
+  const auto it =
+    std::find_if(pairs.begin(), pairs.end(), [&](const auto& pair) { return pair.first == key; });
   return it != pairs.end() ? &it->second : nullptr;
 }
 

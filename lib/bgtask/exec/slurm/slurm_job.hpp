@@ -18,7 +18,7 @@ struct SlurmJobInfo
   std::string exit_code;  // `code:signal`, e.g. `3:0`, `0:9`
   std::string start_time; // as printed: `2026-11-29T19:08:53`, `Unknown`, ...
   std::string end_time;
-  std::string node_list;  // BatchHost / NodeList; empty or `(null)` when it never ran
+  std::string node_list; // BatchHost / NodeList; empty or `(null)` when it never ran
 };
 
 // Parses `scontrol show job -o` output: one `Key=Value ...` line per job.
@@ -28,7 +28,8 @@ struct SlurmJobInfo
 std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text);
 
 // The columns bgtask asks `sacct` for, in this order (`-o` argument).
-inline constexpr std::string_view k_sacct_fields = "JobID,State,ExitCode,Start,End,NodeList,JobName";
+inline constexpr std::string_view k_sacct_fields =
+  "JobID,State,ExitCode,Start,End,NodeList,JobName";
 
 // Parses `sacct -X -n -P -o <k_sacct_fields>` output (also with `-c`): one
 // `|`-separated line per job; the job name, last, may itself contain `|`.

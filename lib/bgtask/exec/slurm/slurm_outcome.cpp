@@ -1,5 +1,4 @@
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
-
 #include <bgtask/util/duration.hpp>
 
 #include <array>
@@ -11,7 +10,8 @@ namespace bgtask {
 
 namespace {
 
-template <std::size_t N> bool one_of(std::string_view state, const std::array<std::string_view, N>& names)
+template <std::size_t N>
+bool one_of(std::string_view state, const std::array<std::string_view, N>& names)
 {
   for (const auto name : names) {
     if (state == name) {
@@ -68,7 +68,8 @@ bool take_exit_status(SlurmOutcome& outcome, std::string_view exit_code)
 void set_duration(TaskRecord& record)
 {
   if (record.started_at && record.finished_at && *record.finished_at >= *record.started_at) {
-    record.duration_s = static_cast<double>((*record.finished_at - *record.started_at).count()) / 1000.0;
+    record.duration_s =
+      static_cast<double>((*record.finished_at - *record.started_at).count()) / 1000.0;
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bgtask/exec/slurm/slurm_job.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/slurm/slurm_job.hpp>
 
 #include <optional>
 #include <string>
@@ -18,7 +18,7 @@ struct SlurmOutcome
   std::string reason;                  // why a final state was reached
   std::optional<TimePoint> started_at; // set only if the job ever ran
   std::optional<TimePoint> finished_at;
-  std::string node;                    // where it runs or ran
+  std::string node; // where it runs or ran
 };
 
 // Maps a job to its task's state: PENDING (and the requeue and hold

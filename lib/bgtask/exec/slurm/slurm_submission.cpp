@@ -1,5 +1,4 @@
 #include <bgtask/exec/slurm/slurm_submission.hpp>
-
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
@@ -49,7 +48,8 @@ std::string slurm_job_name(std::string_view task_id)
   return "bgtask-" + std::string(task_id);
 }
 
-std::string slurm_batch_script(const LaunchRequest& request, std::string_view dir_path, mode_t umask)
+std::string slurm_batch_script(const LaunchRequest& request, std::string_view dir_path,
+                               mode_t umask)
 {
   const auto& record = request.record;
   if (request.argv.empty() || request.argv.front().starts_with('-')) {
@@ -71,7 +71,8 @@ std::string slurm_batch_script(const LaunchRequest& request, std::string_view di
   return script;
 }
 
-std::vector<std::string> sbatch_arguments(const LaunchRequest& request, std::string_view output_path)
+std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
+                                          std::string_view output_path)
 {
   const auto& record = request.record;
   const std::string output = slurm_file_pattern(output_path);
@@ -105,8 +106,8 @@ void check_slurm_args(const std::vector<std::string>& args)
         reserved = arg[1] == option.short_name;
       }
       if (reserved) {
-        throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) + "': bgtask sets --" +
-                    std::string(option.long_name) + " itself");
+        throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) +
+                    "': bgtask sets --" + std::string(option.long_name) + " itself");
       }
     }
   }

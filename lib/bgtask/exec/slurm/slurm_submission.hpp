@@ -20,13 +20,15 @@ std::string slurm_job_name(std::string_view task_id);
 // job's `ExitCode`. Values from --env are not in it: they reach the job
 // through sbatch's environment. Throws Error(usage) for a command name that
 // starts with `-` (a shell's `exec` would take it for an option).
-std::string slurm_batch_script(const LaunchRequest& request, std::string_view dir_path, mode_t umask);
+std::string slurm_batch_script(const LaunchRequest& request, std::string_view dir_path,
+                               mode_t umask);
 
 // sbatch's arguments for a task whose output goes to `output_path` (absolute):
 // --export=ALL, --chdir, --time, --partition, then --slurm-arg values
 // verbatim, then what bgtask depends on (--job-name, --parsable, --output,
 // --error, --open-mode=append). The script is read from stdin.
-std::vector<std::string> sbatch_arguments(const LaunchRequest& request, std::string_view output_path);
+std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
+                                          std::string_view output_path);
 
 // Throws Error(usage) for a --slurm-arg that would take the job out of
 // bgtask's hands: --output, --error, --open-mode, --job-name, --parsable,
