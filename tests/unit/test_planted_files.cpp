@@ -3,6 +3,7 @@
 // including a path that does not exist yet (O_CREAT would create it).
 
 #include <bgtask/core/launch_request.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -120,7 +121,7 @@ TEST_F(PlantedFiles, StartRefusesAPlantedOutputFileBeforeRunningAnything)
   bgtask::LaunchRequest request;
   request.record = record();
   request.argv = {"touch", outside("ran").string()};
-  bgtask::LocalExecutor executor;
+  bgtask::LocalExecutor executor(bgtask::reconcile_record);
   EXPECT_THROW(executor.launch(*m_dir, std::move(*lock), std::move(request)), bgtask::Error);
   EXPECT_FALSE(fs::exists(outside("made-by-bgtask")));
   EXPECT_FALSE(fs::exists(outside("ran")));

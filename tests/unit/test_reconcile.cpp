@@ -1,4 +1,6 @@
-#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/executors.hpp>
+#include <bgtask/exec/local/local_reconcile.hpp>
+#include <bgtask/exec/verdict.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>

@@ -1,5 +1,7 @@
 #include <bgtask/core/record_json.hpp>
-#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/executors.hpp>
+#include <bgtask/exec/local/local_reconcile.hpp>
+#include <bgtask/exec/verdict.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>

@@ -132,13 +132,7 @@ std::string command_text(const TaskRecord& record)
 
 std::string state_text(const TaskRecord& record)
 {
-  std::string text(to_string(record.state));
-  if (record.state == TaskState::failed && (record.exit_code || record.signal)) {
-    text +=
-      " (" +
-      (record.signal ? "signal " + std::to_string(*record.signal) : "exit " + exit_text(record)) +
-      ")";
-  }
+  std::string text = outcome_text(record);
   if (!is_final(record.state) && record.unsupervised) {
     text += " (unsupervised)";
   }

@@ -1,7 +1,6 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/core/task_id.hpp>
-#include <bgtask/exec/executor.hpp>
-#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/record_store.hpp>

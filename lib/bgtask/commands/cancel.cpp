@@ -3,7 +3,7 @@
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/record_json.hpp>
-#include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>

@@ -1,7 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
 #include <bgtask/commands/commands.hpp>
-#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>

@@ -3,7 +3,7 @@
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/record_json.hpp>
-#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>

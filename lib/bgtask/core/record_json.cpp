@@ -6,9 +6,9 @@
 // rest, ignore unknown keys (so a newer minor writer stays readable) and
 // reject wrong types. Every string is valid UTF-8 (see utf8.hpp).
 
+#include <bgtask/core/queue_name.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_id.hpp>
-#include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <boost/json.hpp>

@@ -28,4 +28,15 @@ void finish_record(TaskRecord& record, TaskState state, std::optional<std::strin
   add_event(record, "finished", std::string(to_string(state)));
 }
 
+std::string outcome_text(const TaskRecord& record)
+{
+  std::string text(to_string(record.state));
+  if (record.state == TaskState::failed && record.signal) {
+    text += " (signal " + std::to_string(*record.signal) + ")";
+  } else if (record.state == TaskState::failed && record.exit_code) {
+    text += " (exit " + std::to_string(*record.exit_code) + ")";
+  }
+  return text;
+}
+
 } // namespace bgtask

@@ -119,4 +119,8 @@ void add_event(TaskRecord& record, std::string kind, std::optional<std::string> 
 // duration_s, error; clears waiting_for) and appends a `finished` event.
 void finish_record(TaskRecord& record, TaskState state, std::optional<std::string> error);
 
+// The state, with the exit status or signal of a failed task:
+// "failed (exit 3)", "failed (signal 9)", "succeeded".
+std::string outcome_text(const TaskRecord& record);
+
 } // namespace bgtask

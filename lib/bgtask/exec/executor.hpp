@@ -12,7 +12,7 @@ namespace bgtask {
 class TaskDir;
 
 // What the local executor can tell about a task's processes right now
-// (reconcile.hpp turns it into a verdict).
+// (verdict.hpp turns it into a verdict).
 struct Liveness
 {
   bool same_host = true;         // the record was written on this host
@@ -60,11 +60,10 @@ public:
   virtual std::optional<Milliseconds> recheck_interval() const = 0;
 };
 
-// The executor named by a record's `executor` field; throws Error(failure)
-// for an unknown name.
-Executor& executor_for(std::string_view name);
-
-// True for the names executor_for knows (`local`, `slurm`).
-bool is_executor_name(std::string_view name);
+// Brings an unfinished record in line with reality through whichever
+// executor it names, and returns the current record (executors.hpp). Given
+// to the local executor so its supervisor can judge dependencies of any
+// executor without knowing the others.
+using Reconciler = TaskRecord (*)(const TaskDir& dir, TaskRecord record);
 
 } // namespace bgtask

@@ -1,5 +1,4 @@
-#include <bgtask/exec/executor.hpp>
-#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/store/record_store.hpp>

@@ -25,12 +25,6 @@ constexpr std::string_view k_settings_suffix = ".json";
 constexpr int k_settings_schema = 1;
 constexpr std::size_t k_max_settings_bytes = 4096;
 
-bool is_name_char(char c)
-{
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '-';
-}
-
 QueueSettings corrupt(std::string reason)
 {
   QueueSettings settings;
@@ -58,20 +52,6 @@ std::string read_small_file(int fd, std::size_t limit)
 }
 
 } // namespace
-
-bool is_queue_name(std::string_view name)
-{
-  return !name.empty() && name.size() <= k_max_queue_name_length && name.front() != '-' &&
-         std::all_of(name.begin(), name.end(), is_name_char);
-}
-
-void check_queue_name(std::string_view name)
-{
-  if (!is_queue_name(name)) {
-    throw_usage("invalid queue name '" + escape_for_terminal(name.substr(0, 80), KeepNewlines::no) +
-                "': expected 1 to 64 of A-Z a-z 0-9 _ - (not starting with -)");
-  }
-}
 
 std::string queue_settings_file_name(std::string_view queue)
 {

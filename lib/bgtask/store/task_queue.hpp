@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bgtask/core/queue_name.hpp>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -19,14 +21,6 @@ class TaskDir;
 
 inline constexpr std::size_t k_default_queue_slots = 1;
 inline constexpr std::size_t k_max_queue_slots = 1000;
-inline constexpr std::size_t k_max_queue_name_length = 64;
-
-// True for 1 to 64 characters of `A-Z a-z 0-9 _ -` that do not start with `-`.
-bool is_queue_name(std::string_view name);
-
-// Throws Error(usage) with the offending text escaped unless is_queue_name(name).
-void check_queue_name(std::string_view name);
-
 std::string queue_settings_file_name(std::string_view queue);
 std::string queue_slot_file_name(std::string_view queue, std::size_t slot);
 

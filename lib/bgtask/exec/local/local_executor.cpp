@@ -1,6 +1,7 @@
 #include <bgtask/exec/local/local_executor.hpp>
+#include <bgtask/exec/local/local_reconcile.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
-#include <bgtask/exec/reconcile.hpp>
+#include <bgtask/exec/local/task_liveness.hpp>
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
@@ -39,33 +40,6 @@ std::string read_all(int fd)
   }
 }
 
-// The recorded command's leader still runs: same pid and start time and, once
-// a supervisor ran it, still in that supervisor's session.
-bool leader_alive(const TaskRecord& record)
-{
-  const auto& child = *record.child;
-  return record.owner ? is_same_process(child.pid, child.start_time, record.owner->pid)
-                      : is_same_process(child.pid, child.start_time);
-}
-
-// The command is alive if its leader is the recorded process, or if the
-// leader is gone but processes of its group or carrying its BGTASK_ID remain.
-bool command_alive(const TaskRecord& record)
-{
-  if (!record.child) {
-    return false;
-  }
-  const auto& child = *record.child;
-  if (leader_alive(record)) {
-    return true;
-  }
-  const auto leader = read_process_stat(child.pgid);
-  if (!leader && process_group_exists(child.pgid)) {
-    return true;
-  }
-  return !find_task_processes(record.id).empty();
-}
-
 } // namespace
 
 LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
@@ -93,7 +67,7 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   if (supervisor == 0) {
     report_read.close();
     run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
-                                       std::move(report_write), caller_umask()});
+                                       std::move(report_write), caller_umask(), m_reconcile});
   }
   report_write.close();
   output.close();
@@ -106,34 +80,6 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   result.exit_code = std::atoi(report.substr(0, newline).c_str());
   result.error = report.substr(newline + 1);
   return result;
-}
-
-Liveness LocalExecutor::judge(const TaskRecord& record, TaskLock* lock)
-{
-  Liveness liveness;
-  if (!record.owner) {
-    liveness.command_alive = command_alive(record);
-    return liveness;
-  }
-  const auto& owner = *record.owner;
-  // Records hold these as to_valid_utf8 made them; compare them the same way.
-  liveness.same_host = owner.host == to_valid_utf8(current_host_name());
-  if (!liveness.same_host) {
-    return liveness;
-  }
-  liveness.same_boot = owner.boot_id == to_valid_utf8(current_boot_id());
-  if (!liveness.same_boot) {
-    return liveness;
-  }
-  if (lock != nullptr) {
-    liveness.supervisor_alive = !lock->try_take_ownership();
-  } else {
-    liveness.supervisor_alive = is_same_process(owner.pid, owner.start_time, owner.pid);
-  }
-  if (!liveness.supervisor_alive) {
-    liveness.command_alive = command_alive(record);
-  }
-  return liveness;
 }
 
 void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)

@@ -8,9 +8,16 @@ namespace bgtask {
 class LocalExecutor final : public Executor
 {
 public:
+  // `reconciler` judges the records a queued task waits for (its --after
+  // dependencies may run under any executor).
+  explicit LocalExecutor(Reconciler reconciler)
+    : m_reconcile(reconciler)
+  {
+  }
+
   LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) override;
 
-  // Each record through reconcile_local_record (reconcile.hpp).
+  // Each record through reconcile_local_record (local_reconcile.hpp).
   void reconcile(const TaskDir& dir, std::vector<TaskRecord>& records) override;
 
   // A supervised task: records a cancel request and signals the supervisor,
@@ -24,14 +31,12 @@ public:
   // exit is seen through a pidfd.
   std::optional<Milliseconds> recheck_interval() const override { return std::nullopt; }
 
-  // Judges a running record. `lock` is the task's lock; if the executor
-  // finds the owner gone it leaves the ownership lock taken by `lock`, so the
-  // caller may rewrite the record alone.
-  Liveness judge(const TaskRecord& record, TaskLock* lock);
-
   // Stops what is left of a task whose supervisor is gone: TERM to its
   // processes, KILL after `grace`. Returns once none is left.
-  void stop_orphaned(const TaskRecord& record, Milliseconds grace);
+  static void stop_orphaned(const TaskRecord& record, Milliseconds grace);
+
+private:
+  Reconciler m_reconcile;
 };
 
 } // namespace bgtask

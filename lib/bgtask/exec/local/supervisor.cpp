@@ -399,7 +399,7 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
   std::optional<DirLock> slot;
   if (needs_gate(record)) {
     release_unused_memory(); // the wait for a turn may be long
-    slot = wait_for_turn(dir, plan.lock, record, signal_fd.get(), report);
+    slot = wait_for_turn(dir, plan.lock, record, signal_fd.get(), plan.reconcile, report);
   }
   // With --max-output the command writes to a pipe that the supervisor
   // copies from; without, straight to ID.output (which then survives the

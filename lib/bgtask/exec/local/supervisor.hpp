@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/core/launch_request.hpp>
+#include <bgtask/exec/executor.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -18,6 +19,7 @@ struct SupervisorPlan
   UniqueFd output; // `ID.output`, opened for appending
   UniqueFd report; // write end of the pipe `start` reads the launch result from
   mode_t caller_umask = 022;
+  Reconciler reconcile = nullptr; // for the records a queued task waits for
 };
 
 // Runs in the supervisor process: detaches (new session, stdio on

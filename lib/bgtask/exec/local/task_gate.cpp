@@ -8,10 +8,8 @@
 // Records that can no longer matter (final, or of another queue) are read
 // once and then ignored, so events of unrelated tasks cost no reloading.
 
-#include <bgtask/cli/record_view.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/task_gate.hpp>
-#include <bgtask/exec/reconcile.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -90,8 +88,9 @@ struct Known
 class Gate
 {
 public:
-  Gate(const TaskDir& dir, TaskLock& lock, TaskRecord& record, int signal_fd)
+  Gate(const TaskDir& dir, TaskLock& lock, TaskRecord& record, int signal_fd, Reconciler reconcile)
     : m_dir(dir),
+      m_reconcile(reconcile),
       m_lock(lock),
       m_record(record),
       m_signal_fd(signal_fd),
@@ -148,13 +147,13 @@ private:
         end_without_running(TaskState::failed,
                             "dependency " + id + " has a corrupt record: " + loaded.reason);
       }
-      const TaskRecord dependency = reconcile_record(m_dir, std::move(loaded.record));
+      const TaskRecord dependency = m_reconcile(m_dir, std::move(loaded.record));
       if (!is_final(dependency.state)) {
         done = false;
         watch(dependency, watched);
       } else if (dependency.state != TaskState::succeeded) {
         end_without_running(TaskState::failed,
-                            "dependency " + id + " did not succeed: " + state_text(dependency));
+                            "dependency " + id + " did not succeed: " + outcome_text(dependency));
       }
     }
     return done;
@@ -221,7 +220,7 @@ private:
         known.settled = true;
         continue;
       }
-      TaskRecord current = reconcile_record(m_dir, std::move(loaded.record));
+      TaskRecord current = m_reconcile(m_dir, std::move(loaded.record));
       if (is_final(current.state)) {
         known.settled = true;
       } else {
@@ -384,6 +383,7 @@ private:
   }
 
   const TaskDir& m_dir;
+  Reconciler m_reconcile;
   TaskLock& m_lock;
   TaskRecord& m_record;
   int m_signal_fd;
@@ -406,7 +406,7 @@ bool needs_gate(const TaskRecord& record)
 }
 
 std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
-                                     int signal_fd,
+                                     int signal_fd, Reconciler reconcile,
                                      const std::function<void(const std::string&)>& report)
 {
   record.owner = own_identity();
@@ -424,7 +424,7 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
     ::_exit(1);
   }
   report("0\n");
-  return Gate(dir, lock, record, signal_fd).run();
+  return Gate(dir, lock, record, signal_fd, reconcile).run();
 }
 
 void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/executor.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_lock.hpp>
 
@@ -37,7 +38,7 @@ bool needs_gate(const TaskRecord& record);
 // `cancelled` or `failed` without running it, runs its --on-exit hook and
 // exits the process.
 std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
-                                     int signal_fd,
+                                     int signal_fd, Reconciler reconcile,
                                      const std::function<void(const std::string&)>& report);
 
 // Saves the first `running` record, under the update lock. For a task that

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/executor.hpp>
+
+#include <string_view>
+#include <vector>
+
+namespace bgtask {
+
+class TaskDir;
+
+// The registry: the one place that knows every executor.
+
+// The executor named by a record's `executor` field; throws Error(failure)
+// for an unknown name.
+Executor& executor_for(std::string_view name);
+
+// True for the names executor_for knows (`local`, `slurm`).
+bool is_executor_name(std::string_view name);
+
+// Brings an unfinished record in line with reality and returns the current
+// record, through the executor its `executor` field names. Final records
+// are returned untouched.
+TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record);
+
+// reconcile_record for many records at once, in place: each executor gets
+// its records as one batch, so a remote executor asks its backend once.
+void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records);
+
+} // namespace bgtask

@@ -1,0 +1,52 @@
+#include <bgtask/exec/verdict.hpp>
+
+namespace bgtask {
+
+Verdict judge_record(const TaskRecord& record, const Liveness& liveness)
+{
+  if (is_final(record.state)) {
+    return Verdict::keep;
+  }
+  if (!liveness.same_host) {
+    return Verdict::foreign_host;
+  }
+  if (!liveness.same_boot) {
+    return Verdict::host_rebooted;
+  }
+  if (liveness.supervisor_alive) {
+    return Verdict::keep;
+  }
+  if (liveness.command_alive) {
+    return record.unsupervised ? Verdict::keep : Verdict::unsupervised;
+  }
+  return Verdict::supervisor_died;
+}
+
+void apply_verdict(TaskRecord& record, Verdict verdict)
+{
+  switch (verdict) {
+  case Verdict::host_rebooted:
+    add_event(record, "reconciled", "host rebooted");
+    finish_record(record, TaskState::lost, "host rebooted");
+    break;
+  case Verdict::supervisor_died:
+    if (record.state == TaskState::queued) {
+      // The command only starts after the running record names it.
+      add_event(record, "reconciled", "supervisor died while queued; the command never ran");
+      finish_record(record, TaskState::lost, "supervisor died while queued; the command never ran");
+      break;
+    }
+    add_event(record, "reconciled", "supervisor died; exit status unknown");
+    finish_record(record, TaskState::lost, "supervisor died; exit status unknown");
+    break;
+  case Verdict::unsupervised:
+    record.unsupervised = true;
+    add_event(record, "reconciled", "supervisor died; command still running");
+    break;
+  case Verdict::keep:
+  case Verdict::foreign_host:
+    break;
+  }
+}
+
+} // namespace bgtask

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/executor.hpp>
+
+namespace bgtask {
+
+// What reconciliation makes of an unfinished record.
+enum class Verdict {
+  keep,            // owner alive, or nothing new to say
+  foreign_host,    // written on another host: left as it is
+  host_rebooted,   // owner from an earlier boot: lost
+  unsupervised,    // owner gone, command still running: mark it
+  supervisor_died, // owner and command gone: lost
+};
+
+// The rule itself, free of I/O: decides from the record and what its
+// executor observed.
+Verdict judge_record(const TaskRecord& record, const Liveness& liveness);
+
+// Changes `record` as `verdict` says (a final `lost` state, or the
+// unsupervised mark, with an event saying why); keep and foreign_host
+// change nothing.
+void apply_verdict(TaskRecord& record, Verdict verdict);
+
+} // namespace bgtask
