@@ -32,7 +32,7 @@ TEST_F(Cancel, StopsARunningTask)
   EXPECT_EQ(r.at("state"), json::value("cancelled"));
   EXPECT_TRUE(r.at("finished_at").is_string());
   EXPECT_EQ(r.at("signal"), json::value(15));
-  EXPECT_EQ(wait_for(id), 130);
+  EXPECT_EQ(wait_for(id), 125);
   EXPECT_TRUE(task_processes_gone(id));
 }
 
@@ -45,7 +45,7 @@ TEST_F(Cancel, KillsACommandThatIgnoresTermAfterTheGrace)
   const auto r = record(id);
   EXPECT_EQ(r.at("state"), json::value("cancelled"));
   EXPECT_EQ(r.at("signal"), json::value(9));
-  EXPECT_EQ(wait_for(id), 130);
+  EXPECT_EQ(wait_for(id), 125);
   EXPECT_TRUE(task_processes_gone(id));
 }
 
@@ -103,15 +103,15 @@ TEST_F(Cancel, StopsSeveralTasksAtOnce)
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(state_of(a), "cancelled");
   EXPECT_EQ(state_of(b), "cancelled");
-  EXPECT_EQ(bg({"wait", a, b}).exit_code, 130);
+  EXPECT_EQ(bg({"wait", a, b}).exit_code, 125);
 }
 
-TEST_F(Cancel, EndsAWaitWith130)
+TEST_F(Cancel, EndsAWaitWith125)
 {
   const std::string id = start({"--", "sleep", "60"});
   e2e::Process waiter = bg_async({"wait", id});
   ASSERT_TRUE(e2e::eventually([&] { return e2e::is_blocked_in_poll(waiter.pid()); }));
   EXPECT_EQ(bg({"cancel", id}).exit_code, 0);
   const Result result = waiter.finish();
-  EXPECT_EQ(result.exit_code, 130) << result;
+  EXPECT_EQ(result.exit_code, 125) << result;
 }

@@ -165,7 +165,7 @@ TEST_F(Queue, ZeroSlotsPausesTheQueue)
   ASSERT_EQ(bg({"queue", "paused", "--slots", "0"}).exit_code, 0);
   const std::string id = start({"--queue", "paused", "--", "true"});
   const Result waited = bg({"wait", "--timeout", "300ms", id});
-  EXPECT_EQ(waited.exit_code, 124) << waited;
+  EXPECT_EQ(waited.exit_code, 4) << waited;
   EXPECT_EQ(state_of(id), "queued");
   ASSERT_EQ(bg({"queue", "paused", "--slots", "1"}).exit_code, 0);
   EXPECT_EQ(wait_for(id), 0);
@@ -178,7 +178,7 @@ TEST_F(Queue, CancellingAQueuedTaskEndsItWithoutRunningIt)
   const Result cancelled = bg({"cancel", waiting});
   ASSERT_EQ(cancelled.exit_code, 0) << cancelled;
   EXPECT_EQ(state_of(waiting), "cancelled");
-  EXPECT_EQ(wait_for(waiting), 130);
+  EXPECT_EQ(wait_for(waiting), 125);
   EXPECT_EQ(output_of(waiting), "");
   release();
   EXPECT_EQ(wait_for(holder), 0);

@@ -40,16 +40,42 @@ TEST_F(RunCommand, DetachesWhenTheTaskOutlivesDetachAfter)
   EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
 }
 
-TEST_F(RunCommand, AnInterruptDetachesAndLeavesTheTaskRunning)
+TEST_F(RunCommand, CtrlCCancelsTheTaskAndExits130)
+{
+  auto running = bg_async({"run", "--grace", "200ms", "--", "sh", "-c", "echo started; sleep 60"});
+  ASSERT_TRUE(running.wait_for_stdout("started"));
+  ::kill(running.pid(), SIGINT);
+  const Result result = running.finish();
+  EXPECT_EQ(result.exit_code, 130) << result;
+  const std::string id = dir_entries().front().substr(0, 12);
+  EXPECT_EQ(state_of(id), "cancelled");
+  EXPECT_NE(result.err.find("cancelling task " + id), std::string::npos) << result;
+}
+
+TEST_F(RunCommand, SigquitDetachesAndLeavesTheTaskRunning)
 {
   auto running = bg_async({"run", "--", "sh", "-c", "echo started; sleep 60"});
   ASSERT_TRUE(running.wait_for_stdout("started"));
-  ::kill(running.pid(), SIGINT);
+  ::kill(running.pid(), SIGQUIT);
   const Result result = running.finish();
   EXPECT_EQ(result.exit_code, 3) << result;
   const std::string id = dir_entries().front().substr(0, 12);
   EXPECT_EQ(state_of(id), "running");
   EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
+}
+
+TEST_F(RunCommand, DetachAfterNeverWaitsForTheTask)
+{
+  const Result result = bg({"run", "--detach-after", "never", "-c", "sleep 0.3; echo done"});
+  EXPECT_EQ(result.exit_code, 0) << result;
+  EXPECT_EQ(result.out, "done\n");
+}
+
+TEST_F(RunCommand, PassesControlCharactersThroughUnlessAskedToEscape)
+{
+  const Result raw = bg({"run", "-c", "printf '50%%\\r100%%\\033[32mok\\033[0m\\n'"});
+  EXPECT_EQ(raw.exit_code, 0) << raw;
+  EXPECT_EQ(raw.out, "50%\r100%\x1b[32mok\x1b[0m\n");
 }
 
 TEST_F(RunCommand, ReportsACommandThatCannotStart)

@@ -119,7 +119,7 @@ TEST_F(SupervisorDeath, LetsCancelStopAnUnsupervisedCommand)
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(state_of(id), "cancelled");
   EXPECT_FALSE(e2e::is_alive(pid_in(before, "child")));
-  EXPECT_EQ(wait_for(id), 130);
+  EXPECT_EQ(wait_for(id), 125);
 }
 
 TEST_F(SupervisorDeath, NeverTouchesAFinalRecord)

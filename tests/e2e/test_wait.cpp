@@ -1,4 +1,5 @@
 #include "e2e/e2e_support.hpp"
+#include <csignal>
 #include <filesystem>
 
 namespace json = boost::json;
@@ -36,12 +37,12 @@ TEST_F(Wait, PrintsEachTaskWithItsState)
   EXPECT_EQ(result.out, id + " failed (exit 2)\n");
 }
 
-TEST_F(Wait, Exits124WhenItsOwnTimeoutPassesFirst)
+TEST_F(Wait, Exits4WhenItsOwnTimeoutPassesFirst)
 {
   const std::string id = start({"--", "sleep", "60"});
   const Result result = bg({"wait", "--timeout", "200ms", id});
-  EXPECT_EQ(result.exit_code, 124) << result;
-  EXPECT_NE(result.err.find("timed out"), std::string::npos) << result;
+  EXPECT_EQ(result.exit_code, 4) << result;
+  EXPECT_NE(result.err.find("gave up"), std::string::npos) << result;
   EXPECT_EQ(state_of(id), "running");
 }
 
@@ -70,7 +71,7 @@ TEST_F(Wait, TimesOutWithAnyWhenNoTaskFinishes)
 {
   const std::string a = start({"--", "sleep", "60"});
   const std::string b = start({"--", "sleep", "60"});
-  EXPECT_EQ(bg({"wait", "--any", "--timeout", "100ms", a, b}).exit_code, 124);
+  EXPECT_EQ(bg({"wait", "--any", "--timeout", "100ms", a, b}).exit_code, 4);
 }
 
 TEST_F(Wait, PrintsAJsonArrayOfTheFinalRecords)
@@ -105,4 +106,38 @@ TEST_F(Wait, FailsWhenTheRecordDisappearsWhileWaiting)
   EXPECT_FALSE(result.hung) << result;
   EXPECT_EQ(result.exit_code, 1) << result;
   EXPECT_NE(result.err.find(id), std::string::npos) << result;
+}
+
+TEST_F(Wait, CtrlCExits5AndLeavesTheTasksRunning)
+{
+  const std::string id = start({"--", "sleep", "60"});
+  e2e::Process waiter = bg_async({"wait", id});
+  ASSERT_TRUE(e2e::eventually([&] { return e2e::is_blocked_in_poll(waiter.pid()); }));
+  ::kill(waiter.pid(), SIGINT);
+  const Result result = waiter.finish();
+  EXPECT_EQ(result.exit_code, 5) << result;
+  EXPECT_NE(result.err.find("interrupted by SIGINT"), std::string::npos) << result;
+  EXPECT_EQ(state_of(id), "running");
+  EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
+}
+
+TEST_F(Wait, TellsATaskKilledBySigintFromACancelledOne)
+{
+  const std::string interrupted = start({"--", "sh", "-c", "kill -INT $$"});
+  const std::string cancelled = start({"--", "sleep", "60"});
+  ASSERT_EQ(bg({"cancel", "--grace", "100ms", cancelled}).exit_code, 0);
+  EXPECT_EQ(bg({"wait", interrupted}).exit_code, 130);
+  EXPECT_EQ(bg({"wait", cancelled}).exit_code, 125);
+  const Result json = bg({"wait", "--json", interrupted, cancelled});
+  EXPECT_NE(json.out.find("\"wait_status\":130"), std::string::npos) << json;
+  EXPECT_NE(json.out.find("\"wait_status\":125"), std::string::npos) << json;
+}
+
+TEST_F(Wait, GivesUpWithNullWaitStatusInTheJson)
+{
+  const std::string id = start({"--", "sleep", "60"});
+  const Result result = bg({"wait", "--json", "--timeout", "100ms", id});
+  EXPECT_EQ(result.exit_code, 4) << result;
+  EXPECT_NE(result.out.find("\"wait_status\":null"), std::string::npos) << result;
+  EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
 }

@@ -91,7 +91,7 @@ grep -q "warning: the Slurm controller did not answer" "$WORK/list.err" || fail 
 [ "$(field "$survivor" .state)" = running ] || fail "the record changed"
 rc=0
 timeout 12 "$BGTASK" --dir "$D" wait --timeout 1s "$survivor" 2>/dev/null || rc=$?
-[ "$rc" -eq 124 ] || fail "wait --timeout with the controller down gave $rc"
+[ "$rc" -eq 4 ] || fail "wait --timeout with the controller down gave $rc"
 rc=0
 timeout 20 "$BGTASK" --dir "$D" cancel "$survivor" 2>"$WORK/cancel.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "cancel with the controller down gave $rc"

@@ -53,15 +53,19 @@ TEST(ExitStatus, NeverReportsSuccessForAFailedTask)
 TEST(ExitStatus, UsesTheDocumentedCodesForOtherOutcomes)
 {
   EXPECT_EQ(exit_status_of(record_in(TaskState::timed_out, std::nullopt, 15)), 124);
-  EXPECT_EQ(exit_status_of(record_in(TaskState::cancelled, std::nullopt, 15)), 130);
-  EXPECT_EQ(exit_status_of(record_in(TaskState::cancelled, 0)), 130);
+  EXPECT_EQ(exit_status_of(record_in(TaskState::cancelled, std::nullopt, 15)), 125);
+  EXPECT_EQ(exit_status_of(record_in(TaskState::cancelled, 0)), 125);
+  // A task killed by SIGINT is not a cancelled one: 128 + 2, as a shell reports it.
+  EXPECT_EQ(exit_status_of(record_in(TaskState::failed, std::nullopt, 2)), 130);
   EXPECT_EQ(exit_status_of(record_in(TaskState::lost)), 75);
 }
 
-TEST(ExitStatus, TreatsAnUnfinishedTaskAsAWaitThatTimedOut)
+TEST(ExitStatus, TreatsAnUnfinishedTaskAsAWaitThatGaveUp)
 {
-  EXPECT_EQ(exit_status_of(record_in(TaskState::running)), 124);
-  EXPECT_EQ(exit_status_of(record_in(TaskState::queued)), 124);
+  EXPECT_EQ(exit_status_of(record_in(TaskState::running)), 4);
+  EXPECT_EQ(exit_status_of(record_in(TaskState::queued)), 4);
+  EXPECT_EQ(bgtask::wait_status_of(record_in(TaskState::running)), std::nullopt);
+  EXPECT_EQ(bgtask::wait_status_of(record_in(TaskState::cancelled)), 125);
 }
 
 TEST(ExitStatus, CombinesToZeroOnlyIfEveryTaskSucceeded)
@@ -83,5 +87,5 @@ TEST(ExitStatus, CombinesToTheStatusOfTheFirstUnsuccessfulTask)
   EXPECT_EQ(
     combined_exit_status({record_in(TaskState::succeeded, 0), record_in(TaskState::cancelled),
                           record_in(TaskState::failed, 5)}),
-    130);
+    125);
 }

@@ -4,13 +4,16 @@
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
+#include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace bgtask {
 
@@ -19,7 +22,8 @@ namespace {
 constexpr CommandSyntax k_syntax{
   "output", "ID [--follow] [--tail N] [--raw]",
   "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
-  "`wait` would. On a terminal, control characters are escaped unless --raw is given."};
+  "`wait` would; exits 141 as soon as a pipe's reader goes away (`| head -1`), and 5 on\n"
+  "Ctrl-C. On a terminal, control characters are escaped unless --raw is given."};
 
 constexpr Milliseconds k_remote_output_poll{1000};
 
@@ -58,7 +62,10 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
     copier.finish();
     return 0;
   }
+  catch_interrupts({SIGINT, SIGTERM, SIGHUP});
   TaskWatcher watcher(dir, WatchOutput::yes);
+  watcher.watch_reader(STDOUT_FILENO);
+  watcher.watch_interrupts();
   while (!is_final(record.state)) {
     // A task on another host (Slurm) writes its output there: inotify does
     // not see it, so poll the shared file at least every second.
@@ -67,6 +74,13 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
       limit = std::min(*limit, k_remote_output_poll);
     }
     watcher.wait_for_change({record}, limit);
+    if (watcher.reader_gone()) {
+      return static_cast<int>(ExitCode::reader_gone); // nobody reads what follows
+    }
+    if (interrupt_signal() != 0) {
+      copier.finish();
+      return static_cast<int>(ExitCode::interrupted);
+    }
     record = load_current_record(dir, id);
     offset = copier.copy_from(fd.get(), offset);
   }

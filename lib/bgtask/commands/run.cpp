@@ -4,8 +4,10 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
+#include <bgtask/exec/task_cancel.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
+#include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -16,41 +18,42 @@
 #include <csignal>
 #include <iostream>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace bgtask {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 constexpr CommandSyntax k_syntax{
-  "run", "[--detach-after DUR] [--raw] [start options] (-- CMD [ARG...] | -c 'SHELL STRING')",
-  "Starts a task as `start` does, then streams its output to stdout. If the task ends within\n"
-  "--detach-after (default 30s), exits with its status as `wait` would; otherwise stops\n"
-  "streaming, tells on stderr how to follow it, and exits 3 while the task keeps running.\n"
-  "Ctrl-C detaches the same way. On a terminal, stderr shows a progress line meanwhile."};
+  "run",
+  "[--detach-after DUR|never] [--escape] [start options] (-- CMD [ARG...] | -c 'SHELL STRING')",
+  "Starts a task as `start` does, then streams its output to stdout as the command wrote it.\n"
+  "If the task ends within --detach-after (default 30s; `never`: wait for it), exits with\n"
+  "its status as `wait` would; otherwise stops streaming, tells on stderr how to follow it,\n"
+  "and exits 3 while the task keeps running. Ctrl-C cancels the task and exits 130, as for\n"
+  "a command in the foreground; Ctrl-\\ (SIGQUIT), SIGTERM and SIGHUP detach (exit 3).\n"
+  "When stdout and stderr are the same terminal, stderr shows a status line meanwhile."};
 
 constexpr Milliseconds k_default_detach_after{30000};
 constexpr Milliseconds k_progress_interval{1000};
 
-volatile std::sig_atomic_t g_interrupted = 0;
-
-void on_interrupt(int)
+// True if stdout and stderr are one terminal: only there can a status line
+// on stderr be cleared before output is written, so it never mixes with
+// output that goes to a pipe or a file.
+bool status_line_fits()
 {
-  g_interrupted = 1;
-}
-
-// Lets SIGINT, SIGTERM and SIGHUP end the following (not the task): they
-// interrupt the watcher's poll instead of killing `run`.
-void catch_interrupts()
-{
-  struct sigaction action
+  struct stat out
   {
   };
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    ::sigaction(sig, &action, nullptr);
-  }
+  struct stat err
+  {
+  };
+  return ::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1 &&
+         ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 &&
+         out.st_rdev == err.st_rdev;
 }
 
 std::size_t terminal_width()
@@ -90,6 +93,7 @@ public:
     if (record.progress) {
       text += "  " + progress_summary(*record.progress);
     }
+    text += "  (Ctrl-C cancels, Ctrl-\\ detaches)";
     text = escape_for_terminal(text, KeepNewlines::no);
     const std::size_t width = terminal_width() - 1;
     if (text.size() > width) {
@@ -128,28 +132,142 @@ std::string dir_option(const GlobalOptions& global)
   return "--dir " + escape_for_terminal(quoted + "' ", KeepNewlines::no);
 }
 
+// Copies a task's output to stdout until the task ends, `detach_after`
+// passes, or an interrupt arrives; returns run's exit code.
+class Follower
+{
+public:
+  Follower(const GlobalOptions& global, const TaskDir& dir, std::string id, Escape escape)
+    : m_global(global),
+      m_dir(dir),
+      m_id(std::move(id)),
+      m_progress(status_line_fits()),
+      m_copier(escape),
+      m_watcher(dir, WatchOutput::yes)
+  {
+    m_watcher.watch_interrupts();
+  }
+
+  int follow(std::optional<Clock::time_point> deadline)
+  {
+    TaskRecord record = load_current_record(m_dir, m_id);
+    for (;;) {
+      copy_output();
+      if (is_final(record.state)) {
+        m_copier.finish();
+        return exit_status_of(record);
+      }
+      const auto now = Clock::now();
+      if (interrupt_signal() == SIGINT) {
+        return cancel();
+      }
+      if ((deadline && now >= *deadline) || interrupt_signal() != 0) {
+        return detach(record, now);
+      }
+      if (at_line_start(m_output.get(), m_offset)) {
+        m_progress.draw(record, std::chrono::duration_cast<Milliseconds>(now - m_began));
+      }
+      std::optional<Milliseconds> limit;
+      if (deadline) {
+        limit = std::chrono::ceil<Milliseconds>(*deadline - now);
+      }
+      if (status_line_fits()) {
+        limit = std::min(limit.value_or(k_progress_interval), k_progress_interval);
+      }
+      m_watcher.wait_for_change({record}, limit);
+      record = load_current_record(m_dir, m_id);
+    }
+  }
+
+private:
+  void copy_output()
+  {
+    if (!m_output) {
+      m_output = open_output_file(m_dir, m_id);
+    }
+    m_progress.clear();
+    if (m_output) {
+      m_offset = m_copier.copy_from(m_output.get(), m_offset);
+    }
+  }
+
+  // Ctrl-C: stop the task as the terminal would stop a foreground command.
+  int cancel()
+  {
+    m_copier.finish();
+    std::cout << std::flush;
+    std::cerr << (at_line_start(m_output.get(), m_offset) ? "" : "\n")
+              << "bgtask: Ctrl-C: cancelling task " << m_id << "\n";
+    const CancelResult result = cancel_tasks(m_dir, {m_id}, std::nullopt);
+    copy_output();
+    m_copier.finish();
+    std::cerr << "bgtask: task " << m_id << " "
+              << escape_for_terminal(state_text(result.records.front()), KeepNewlines::no) << "\n";
+    return static_cast<int>(ExitCode::run_interrupted);
+  }
+
+  int detach(const TaskRecord& record, Clock::time_point now)
+  {
+    m_copier.finish();
+    std::cout << std::flush;
+    const std::string again = "bgtask " + dir_option(m_global);
+    std::cerr << (at_line_start(m_output.get(), m_offset) ? "" : "\n") << "bgtask: task " << m_id
+              << " is still " << to_string(record.state) << "; detached after "
+              << format_duration(std::chrono::duration_cast<Milliseconds>(now - m_began))
+              << " (it keeps running)\n"
+              << "  follow: " << again << "output --follow " << m_id << "\n"
+              << "  wait:   " << again << "wait " << m_id << "\n"
+              << "  cancel: " << again << "cancel " << m_id << "\n";
+    return static_cast<int>(ExitCode::detached);
+  }
+
+  const GlobalOptions& m_global;
+  const TaskDir& m_dir;
+  std::string m_id;
+  Clock::time_point m_began = Clock::now();
+  ProgressLine m_progress;
+  OutputCopier m_copier;
+  TaskWatcher m_watcher;
+  UniqueFd m_output;
+  std::uint64_t m_offset = 0;
+};
+
+// --detach-after: a duration, or `never` (nullopt).
+std::optional<Milliseconds> detach_after_of(const po::variables_map& vm)
+{
+  if (vm.count("detach-after") == 0) {
+    return k_default_detach_after;
+  }
+  const auto text = vm["detach-after"].as<std::string>();
+  if (text == "never") {
+    return std::nullopt;
+  }
+  return parse_duration(text);
+}
+
 } // namespace
 
 int run_run(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   auto [own, command] = split_at_separator(args);
   po::options_description options("Options");
-  options.add_options()("detach-after", po::value<std::string>()->value_name("DUR"),
-                        "stop streaming and exit 3 if the task still runs after DUR (default 30s)")(
-    "raw", "pass output bytes through unchanged, even to a terminal");
+  options.add_options()(
+    "detach-after", po::value<std::string>()->value_name("DUR"),
+    "stop streaming and exit 3 if the task still runs after DUR (default 30s; never)")(
+    "escape", "show control characters of the output escaped, as `output` does on a terminal")(
+    "raw", "pass output bytes through unchanged (the default)");
   add_start_options(options);
   const auto vm = parse_command_line(k_syntax, options, {}, own);
   if (!vm) {
     return 0;
   }
-  const Milliseconds detach_after = vm->count("detach-after") != 0
-                                      ? parse_duration((*vm)["detach-after"].as<std::string>())
-                                      : k_default_detach_after;
-  const Escape escape = vm->count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
+  const auto detach_after = detach_after_of(*vm);
+  const Escape escape = vm->count("escape") != 0 ? Escape::yes : Escape::no;
   StartPlan plan = build_start_plan(*vm, std::move(command));
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  using Clock = std::chrono::steady_clock;
   const auto began = Clock::now();
+  // Caught before the task exists, so a Ctrl-C during the start is not lost.
+  catch_interrupts({SIGINT, SIGQUIT, SIGTERM, SIGHUP});
   const StartResult started = start_task(dir, std::move(plan));
   const std::string& id = started.id;
   if (started.duplicate) {
@@ -160,51 +278,8 @@ int run_run(const GlobalOptions& global, const std::vector<std::string>& args)
     throw Error(static_cast<ExitCode>(started.launch.exit_code),
                 "task " + id + " failed to start: " + started.launch.error);
   }
-
-  catch_interrupts();
-  const auto deadline = began + detach_after;
-  ProgressLine progress(::isatty(STDERR_FILENO) == 1);
-  OutputCopier copier(escape);
-  UniqueFd output;
-  std::uint64_t offset = 0;
-  TaskWatcher watcher(dir, WatchOutput::yes);
-  TaskRecord record = load_current_record(dir, id);
-  for (;;) {
-    if (!output) {
-      output = open_output_file(dir, id);
-    }
-    progress.clear();
-    if (output) {
-      offset = copier.copy_from(output.get(), offset);
-    }
-    if (is_final(record.state)) {
-      copier.finish();
-      return exit_status_of(record);
-    }
-    const auto now = Clock::now();
-    if (now >= deadline || g_interrupted != 0) {
-      copier.finish();
-      std::cout << std::flush;
-      const std::string again = "bgtask " + dir_option(global);
-      std::cerr << (at_line_start(output.get(), offset) ? "" : "\n") << "bgtask: task " << id
-                << " is still " << to_string(record.state) << "; detached after "
-                << format_duration(std::chrono::duration_cast<Milliseconds>(now - began))
-                << " (it keeps running)\n"
-                << "  follow: " << again << "output --follow " << id << "\n"
-                << "  wait:   " << again << "wait " << id << "\n"
-                << "  cancel: " << again << "cancel " << id << "\n";
-      return static_cast<int>(ExitCode::detached);
-    }
-    if (at_line_start(output.get(), offset)) {
-      progress.draw(record, std::chrono::duration_cast<Milliseconds>(now - began));
-    }
-    auto limit = std::chrono::ceil<Milliseconds>(deadline - now);
-    if (::isatty(STDERR_FILENO) == 1) {
-      limit = std::min(limit, k_progress_interval);
-    }
-    watcher.wait_for_change({record}, limit);
-    record = load_current_record(dir, id);
-  }
+  Follower follower(global, dir, id, escape);
+  return follower.follow(detach_after ? std::optional(began + *detach_after) : std::nullopt);
 }
 
 } // namespace bgtask

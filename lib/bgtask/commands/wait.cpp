@@ -5,11 +5,14 @@
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <iostream>
 
 namespace bgtask {
@@ -19,14 +22,16 @@ namespace {
 constexpr CommandSyntax k_syntax{
   "wait", "ID... [--timeout DUR] [--any] [--json]",
   "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"
-  "status: 0 only if every task succeeded (see the exit code table in the README)."};
+  "status: 0 only if every task succeeded. Exits 4 if --timeout passes first and 5 on\n"
+  "Ctrl-C (SIGINT, SIGTERM, SIGHUP); the tasks run on. The exit codes: man bgtask, EXIT STATUS."};
 
 } // namespace
 
 int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("Options");
-  options.add_options()("timeout", po::value<std::string>(), "give up after DUR and exit 124")(
+  options.add_options()("timeout", po::value<std::string>(),
+                        "give up after DUR and exit 4 (the tasks run on)")(
     "any", "return as soon as one of the tasks has finished")("json",
                                                               "print a JSON array of the records");
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
@@ -43,7 +48,8 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const auto ids = resolve_task_ids(dir, prefixes);
 
-  const WaitResult result = wait_for_tasks(dir, ids, mode, limit);
+  catch_interrupts({SIGINT, SIGTERM, SIGHUP});
+  const WaitResult result = wait_for_tasks(dir, ids, mode, limit, Interrupts::end_wait);
   if (vm.count("json") != 0) {
     print_json(records_to_json(result.records));
   } else {
@@ -51,9 +57,15 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
       std::cout << record.id << ' ' << for_stdout(state_text(record)) << '\n';
     }
   }
-  if (result.timed_out) {
-    std::cerr << "bgtask: wait timed out\n";
-    return static_cast<int>(ExitCode::timed_out);
+  if (result.end == WaitEnd::gave_up) {
+    std::cerr << "bgtask: wait gave up after " << format_duration(*limit)
+              << "; the tasks still run\n";
+    return static_cast<int>(ExitCode::wait_gave_up);
+  }
+  if (result.end == WaitEnd::interrupted) {
+    std::cerr << "bgtask: wait interrupted by SIG" << sigabbrev_np(interrupt_signal())
+              << "; the tasks still run\n";
+    return static_cast<int>(ExitCode::interrupted);
   }
   if (mode == WaitMode::any) {
     const auto first = std::find_if(result.records.begin(), result.records.end(),

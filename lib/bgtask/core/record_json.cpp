@@ -6,6 +6,7 @@
 // rest, ignore unknown keys (so a newer minor writer stays readable) and
 // reject wrong types. Every string is valid UTF-8 (see utf8.hpp).
 
+#include <bgtask/core/exit_status.hpp>
 #include <bgtask/core/queue_name.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_id.hpp>
@@ -103,9 +104,7 @@ json::value events_to_json(const std::vector<TaskEvent>& events)
     json::object o;
     o["kind"] = to_valid_utf8(e.kind);
     o["at"] = format_timestamp(e.at);
-    if (e.message) {
-      o["message"] = to_valid_utf8(*e.message);
-    }
+    o["message"] = optional_string(e.message);
     a.emplace_back(std::move(o));
   }
   return v;
@@ -431,6 +430,7 @@ json::value record_to_json(const TaskRecord& r)
   o["state"] = to_string(r.state);
   o["exit_code"] = optional_number(r.exit_code);
   o["signal"] = optional_number(r.signal);
+  o["wait_status"] = optional_number(wait_status_of(r));
   o["error"] = optional_string(r.error);
   o["created_at"] = format_timestamp(r.created_at);
   o["started_at"] = optional_time(r.started_at);

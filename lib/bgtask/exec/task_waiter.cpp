@@ -1,6 +1,7 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
+#include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -58,11 +59,14 @@ std::optional<Milliseconds> recheck_interval(const std::vector<TaskRecord>& reco
 }
 
 WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
-                          std::optional<Milliseconds> limit)
+                          std::optional<Milliseconds> limit, Interrupts interrupts)
 {
   using Clock = std::chrono::steady_clock;
   const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
   TaskWatcher watcher(dir, WatchOutput::no);
+  if (interrupts == Interrupts::end_wait) {
+    watcher.watch_interrupts();
+  }
   WaitResult result;
   for (;;) {
     result.records = load_current_records(dir, ids);
@@ -73,11 +77,15 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
     if (done) {
       return result;
     }
+    if (interrupts == Interrupts::end_wait && interrupt_signal() != 0) {
+      result.end = WaitEnd::interrupted;
+      return result;
+    }
     std::optional<Milliseconds> left;
     if (deadline) {
       left = std::chrono::ceil<Milliseconds>(*deadline - Clock::now());
       if (left->count() <= 0) {
-        result.timed_out = true;
+        result.end = WaitEnd::gave_up;
         return result;
       }
     }

@@ -13,19 +13,30 @@ class TaskDir;
 
 enum class WaitMode { all, any };
 
+// Whether a caught interrupt (proc/interrupts.hpp) ends a wait.
+enum class Interrupts { end_wait, ignore };
+
+// Why wait_for_tasks returned.
+enum class WaitEnd {
+  finished,    // every task (WaitMode::any: one) is final
+  gave_up,     // `limit` passed first
+  interrupted, // a caught interrupt arrived first (proc/interrupts.hpp)
+};
+
 struct WaitResult
 {
   std::vector<TaskRecord> records; // current records, in the order of the IDs asked for
-  bool timed_out = false;          // `limit` passed before the tasks finished
+  WaitEnd end = WaitEnd::finished;
 };
 
 // Blocks until every task in `ids` (WaitMode::any: one of them) is final,
 // reconciling as it goes, so a supervisor killed meanwhile ends the wait
-// with `lost` at once. Returns within milliseconds of the final record being
-// written (task_watcher.hpp). Throws Error(failure) if a record disappears
-// or becomes corrupt while waited for.
+// with `lost` at once; or until `limit`, or a caught interrupt. Returns within milliseconds of the
+// final record being written (task_watcher.hpp). Throws Error(failure) if a record disappears or
+// becomes corrupt while waited for.
 WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
-                          std::optional<Milliseconds> limit);
+                          std::optional<Milliseconds> limit,
+                          Interrupts interrupts = Interrupts::ignore);
 
 // Loads and reconciles the record of a resolved ID; throws Error(failure) if
 // it has disappeared or is corrupt.

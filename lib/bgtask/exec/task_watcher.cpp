@@ -1,5 +1,6 @@
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/fd_holder.hpp>
+#include <bgtask/proc/interrupts.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -87,10 +88,21 @@ TaskWatcher::TaskWatcher(const TaskDir& dir, WatchOutput watch_output)
 void TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
                                   std::optional<Milliseconds> limit)
 {
+  if (m_reader_gone || (m_interrupts && interrupt_signal() != 0)) {
+    return;
+  }
   std::vector<UniqueFd> processes;
   std::vector<pollfd> fds;
   if (m_inotify) {
     fds.push_back(pollfd{m_inotify.get(), POLLIN, 0});
+  }
+  // Neither is ever drained: once ready, every later wait returns at once.
+  if (m_interrupts && interrupt_fd() >= 0) {
+    fds.push_back(pollfd{interrupt_fd(), POLLIN, 0});
+  }
+  const std::size_t reader_at = fds.size();
+  if (m_reader >= 0) {
+    fds.push_back(pollfd{m_reader, 0, 0}); // POLLERR and POLLHUP are always reported
   }
   for (const auto& task : tasks) {
     if (auto fd = open_watched_process(task)) {
@@ -111,6 +123,12 @@ void TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
     const auto left = std::chrono::ceil<Milliseconds>(until - Clock::now());
     const int ready =
       ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+    if (m_reader >= 0 && (fds[reader_at].revents & (POLLERR | POLLHUP)) != 0) {
+      m_reader_gone = true;
+    } else if (m_reader >= 0 && (fds[reader_at].revents & POLLNVAL) != 0) {
+      m_reader = -1; // not open: nothing to watch (and poll would never sleep)
+      return;
+    }
     if (ready <= 0 || !m_inotify || (fds.front().revents & POLLIN) == 0 || ready > 1 ||
         drain_relevant(m_inotify.get())) {
       return;

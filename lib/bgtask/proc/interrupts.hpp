@@ -1,0 +1,21 @@
+#pragma once
+
+#include <initializer_list>
+
+namespace bgtask {
+
+// Catches `signals` (e.g. SIGINT, SIGTERM, SIGHUP, SIGQUIT) for the rest of
+// the process's life: instead of killing it, a signal is remembered and makes
+// interrupt_fd() readable, so a poll(2) that includes that descriptor wakes
+// at once, with no race between checking and sleeping. Calling it again adds
+// signals. Throws Error(failure) if the pipe cannot be made.
+void catch_interrupts(std::initializer_list<int> signals);
+
+// The read end of the pipe the handler writes to (readable once a caught
+// signal arrived, and stays readable), or -1 before catch_interrupts.
+int interrupt_fd();
+
+// The first caught signal that arrived, or 0.
+int interrupt_signal();
+
+} // namespace bgtask
