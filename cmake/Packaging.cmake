@@ -51,10 +51,15 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# `man bgtask` needs man-db, and the bash completion needs bash-completion;
+# neither is on a minimal Debian.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "man-db, bash-completion")
 # dpkg-shlibdeps (from dpkg-dev) reads the binary's shared libraries and
-# names the packages and versions it needs; without it, list them by hand.
+# names the packages and versions it needs; CPack runs file(1) first to find
+# the binaries. Without either, list the packages by hand.
 find_program(BGTASK_DPKG_SHLIBDEPS dpkg-shlibdeps)
-if(BGTASK_DPKG_SHLIBDEPS)
+find_program(BGTASK_FILE file)
+if(BGTASK_DPKG_SHLIBDEPS AND BGTASK_FILE)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS

@@ -1,16 +1,61 @@
 #!/usr/bin/env bash
-# Installs the Debian packages bgtask needs to build and test, if missing.
-# Usage: scripts/deps.sh [EXTRA_PACKAGE...]
+# The one list of the Debian packages bgtask needs; installs those missing.
+# Usage: scripts/deps.sh [build|test|slurm] [EXTRA_PACKAGE...]
+#   build  compile bgtask (what scripts/bgtask needs)
+#   test   build, plus every tool the test suite drives (the default;
+#          what scripts/test installs)
+#   slurm  the daemons and clients of a local Slurm cluster (scripts/slurm-up)
+# As root it runs apt-get; otherwise through sudo, or, without sudo, it names
+# the missing packages and exits 1.
 set -euo pipefail
-packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
-  libboost-program-options1.81-dev libhowardhinnant-date-dev libgtest-dev "$@")
+
+build_packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
+  libboost-program-options1.81-dev libhowardhinnant-date-dev)
+# What each test drives, by the package that has it on Debian 12.
+test_packages=(
+  libgtest-dev             # tests/unit, tests/e2e
+  ninja-build ccache       # scripts/test builds with them when present
+  clang libclang-rt-14-dev # scripts/fuzz, scripts/test --sanitize
+  clang-format             # scripts/check-format
+  jq                       # reading records in the shell tests
+  procps                   # ps, pgrep, pkill
+  util-linux mount bsdutils # unshare, setsid, flock, runuser; mount; script(1)
+  passwd                   # useradd, for tests run as a second user
+  e2fsprogs                # mkfs.ext4 for the loop-mounted disk tests
+  strace                   # fault injection, syscall counts
+  zsh fish                 # completion tests
+  groff-base man-db        # man page test (groff warnings, man -l)
+  dpkg-dev file            # cpack -G DEB: dpkg-shlibdeps, which runs file(1)
+  tmux                     # tests that drive bgtask on a terminal
+  cron                     # tests that start a real cron daemon
+)
+slurm_packages=(slurmctld slurmd slurm-client munge)
+
+group=test
+case "${1:-}" in
+  build | test | slurm) group=$1; shift ;;
+esac
+case "$group" in
+  build) packages=("${build_packages[@]}") ;;
+  test) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+  slurm) packages=("${slurm_packages[@]}") ;;
+esac
+packages+=("$@")
+
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null; then
+    echo "bgtask: missing Debian packages: ${missing[*]}" >&2
+    echo "bgtask: install them as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=(sudo)
+fi
 echo "bgtask: installing ${missing[*]}" >&2
-$sudo apt-get update -qq >&2
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+"${sudo[@]}" apt-get update -qq >&2
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

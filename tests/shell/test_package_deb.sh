@@ -11,7 +11,10 @@ done
 # cpack first brings the build up to date; with stale binaries that would
 # rebuild them under the tests running next to this one.
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-oldest=$(ls -tr "$BGTASK" "$BGTASK_BUILD_DIR"/tests/bgtask_*_tests 2>/dev/null | head -1)
+oldest=$BGTASK
+for binary in "$BGTASK_BUILD_DIR"/tests/bgtask_*_tests; do
+  if [ -e "$binary" ] && [ "$binary" -ot "$oldest" ]; then oldest=$binary; fi
+done
 stale=$(find "$ROOT/lib" "$ROOT/apps" "$ROOT/tests/unit" "$ROOT/tests/e2e" "$ROOT/cmake" "$ROOT/CMakeLists.txt" \
   -type f -newer "$oldest" -print -quit)
 [ -z "$stale" ] || skip "the build is older than $stale; build it first"
@@ -29,6 +32,11 @@ version=$("$BGTASK" --version | awk '{ print $2 }')
 depends=$(dpkg-deb -f "$deb" Depends)
 for library in libboost-json1.81.0 libboost-program-options1.81.0 libc6 libstdc++6; do
   [[ $depends == *"$library"* ]] || fail "Depends lacks $library: $depends"
+done
+
+recommends=$(dpkg-deb -f "$deb" Recommends)
+for package in man-db bash-completion; do
+  [[ $recommends == *"$package"* ]] || fail "Recommends lacks $package: $recommends"
 done
 
 contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }')
