@@ -65,7 +65,7 @@ record_table() {
   for f in "${files[@]}"; do
     if ! jq -er "$RECORD_FILTER" "$f" >/dev/null 2>&1; then
       echo "I1: record $f does not parse as a schema-1 record of its ID:" >&2
-      head -c 300 "$f" | od -c | head -5 >&2
+      head -c 300 "$f" | od -c | sed -n 1,5p >&2
       bad=1
     fi
   done
@@ -196,7 +196,7 @@ kill_dir_processes() {
 # an instant; one that lasts is a leak.
 zombies_of() {
   ps -eo pid=,stat=,ppid= | awk '$2 ~ /^Z/ { print $1, $3 }' | while read -r pid ppid; do
-    tr '\0' ' ' <"/proc/$ppid/cmdline" 2>/dev/null | grep -qF -- "--dir $1 " && echo "$pid"
+    if [[ $(tr '\0' ' ' <"/proc/$ppid/cmdline" 2>/dev/null) == *"--dir $1 "* ]]; then echo "$pid"; fi
   done | sort
 }
 

@@ -19,7 +19,7 @@ expect_rc() {
 # expect_error WORDS WHAT: the last run printed a one-line error containing WORDS.
 expect_error() {
   [ "$(printf '%s\n' "$err" | grep -c 'bgtask: error: ')" -ge 1 ] || fail "$2: no error message: $err"
-  printf '%s' "$err" | grep -qiF -- "$1" || fail "$2: error does not mention '$1': $err"
+  grep -qiF -- "$1" <<<"$err" || fail "$2: error does not mention '$1': $err"
 }
 
 # snapshot DIR: a listing of DIR (names, types, modes, sizes, link targets).

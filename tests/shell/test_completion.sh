@@ -25,7 +25,7 @@ options() {
 contains() {
   local word=$1
   shift
-  printf '%s\n' "$@" | grep -qxF -- "$word"
+  grep -qxF -- "$word" <<<"$(printf '%s\n' "$@")"
 }
 
 # --- bgtask __complete itself -------------------------------------------------
@@ -35,7 +35,7 @@ out=$(BGTASK_DIR="$WORK/missing" "$BGTASK" __complete wait "")
 mkdir -m 777 "$WORK/open"
 out=$("$BGTASK" --dir "$WORK/open" __complete wait "" 2>&1) || fail "__complete failed on a refused directory"
 [ -z "$out" ] || fail "completion on a refused directory printed: $out"
-"$BGTASK" --help | grep -q "__complete" && fail "--help lists the hidden __complete command"
+grep -q "__complete" <<<"$("$BGTASK" --help)" && fail "--help lists the hidden __complete command"
 
 running=$(bg start --name web -- sleep 60)
 finished=$(bg start --name build -- true)

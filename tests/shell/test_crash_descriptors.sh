@@ -17,17 +17,17 @@ exec 7>"$WORK/caller-fd" 8<"$WORK/caller-fd"
 id=$(bg start -- sh -c 'for f in $(seq 3 1023); do [ -e /proc/$$/fd/$f ] && echo "fd $f: $(readlink /proc/$$/fd/$f)"; done; echo end')
 exec 7>&- 8<&-
 bg wait "$id" >/dev/null || problem "the fd probe failed"
-[ "$(bg output "$id")" = end ] || problem "the command inherited descriptors: $(bg output "$id" | head -5 | tr '\n' ';')"
+[ "$(bg output "$id")" = end ] || problem "the command inherited descriptors: $(bg output "$id" | sed -n 1,5p | tr '\n' ';')"
 
 # 2. Killing the supervisor frees the lock at once; the command runs on.
 id=$(bg start -- sleep 30)
 sup=$(field "$id" .owner.pid)
 ino=$(stat -c %i "$D/$id.lock")
-held_lock_inodes | grep -qx "$ino" || problem "the lock of a running task is not held"
+grep -qx "$ino" <<<"$(held_lock_inodes)" || problem "the lock of a running task is not held"
 kill -KILL "$sup"
 wait_until 5 bash -c "! kill -0 $sup 2>/dev/null" || problem "supervisor $sup did not die"
 # Gone means its descriptors are closed: nobody else may hold the lock.
-if held_lock_inodes | grep -qx "$ino"; then
+if grep -qx "$ino" <<<"$(held_lock_inodes)"; then
   problem "the lock is still held after the supervisor died (an inherited descriptor?)"
 fi
 [ "$(bg status --json "$id" | jq -r '.[0].unsupervised')" = true ] ||

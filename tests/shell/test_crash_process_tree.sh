@@ -48,7 +48,7 @@ for round in $(seq "$ROUNDS"); do
     [ "$state" = "$want" ] || problem "$how: state $state, not $want"
     # Killed processes vanish right after the final record; allow a moment.
     wait_until 5 bash -c "! pgrep -f '999\\.${mark}[1-5]' >/dev/null" ||
-      problem "$how: survivors: $(pgrep -af "999\.${mark}[1-5]" | head -5 | tr '\n' ';')"
+      problem "$how: survivors: $(pgrep -af "999\.${mark}[1-5]" | sed -n 1,5p | tr '\n' ';')"
     rounds=$((rounds + 1))
   done
 done

@@ -11,7 +11,8 @@ command -v groff >/dev/null || skip "groff is not installed"
 groff -man -Tutf8 -ww -z "$PAGE" 2>"$WORK/warnings" || fail "groff failed: $(cat "$WORK/warnings")"
 [ ! -s "$WORK/warnings" ] || fail "groff warnings: $(cat "$WORK/warnings")"
 if command -v man >/dev/null; then
-  MANWIDTH=80 man -l "$PAGE" 2>"$WORK/warnings" | grep -q "^NAME" || fail "man -l does not show the page"
+  shown=$(MANWIDTH=80 man -l "$PAGE" 2>"$WORK/warnings") || fail "man -l failed: $(cat "$WORK/warnings")"
+  grep -q "^NAME" <<<"$shown" || fail "man -l does not show the page"
 fi
 
 # The source with roff's \- turned into plain hyphens.
@@ -40,30 +41,30 @@ for c in $commands; do
   done
   for o in $(options "$c"); do
     [ "$o" = "--help" ] && continue
-    printf '%s\n' "$text" | grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" || fail "option $o of $c is not in its section"
+    grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$text" || fail "option $o of $c is not in its section"
   done
 done
 
 globals=$(section '^\.SH GLOBAL OPTIONS')
 for o in $("$BGTASK" --help | sed -n '/^Global options:/,$p' | grep -oE '^ +--[a-z-]+'); do
-  printf '%s\n' "$globals" | grep -q -- "$o" || fail "global option $o is not documented"
+  grep -q -- "$o" <<<"$globals" || fail "global option $o is not documented"
 done
 
 exit_status=$(section '^\.SH EXIT STATUS')
 for code in $(grep -oE '= [0-9]+,' "$ROOT/lib/bgtask/util/error.hpp" | grep -oE '[0-9]+'); do
-  printf '%s\n' "$exit_status" | grep -qE "^\.B $code(\\\\|$)" || fail "exit code $code is not documented"
+  grep -qE "^\.B $code(\\\\|$)" <<<"$exit_status" || fail "exit code $code is not documented"
 done
 
 environment=$(section '^\.SH ENVIRONMENT')
 variables=$( (grep -rhoE 'getenv\("[A-Z_]+"\)' "$ROOT/lib" | grep -oE '[A-Z_]{2,}' | grep -v '^BGTASK_TEST_'
   echo BGTASK_DIR BGTASK_ID XDG_STATE_HOME HOME) | tr ' ' '\n' | sort -u)
 for v in $variables; do
-  printf '%s\n' "$environment" | grep -qx "\.B $v" || fail "environment variable $v is not documented"
+  grep -qx "\.B $v" <<<"$environment" || fail "environment variable $v is not documented"
 done
 
 files=$(section '^\.SH FILES')
 for f in ID.status.json ID.output ID.lock; do
-  printf '%s\n' "$files" | grep -qF "$f" || fail "file $f is not documented"
+  grep -qF "$f" <<<"$files" || fail "file $f is not documented"
 done
 grep -q '^\.SS "bgtask __' "$PAGE" && fail "the page documents a hidden command"
 echo ok

@@ -33,7 +33,8 @@ long=$(printf 'a%.0s' $(seq 10000))
 hostile_ids=(.. ../x a/b x/../.. -rf $'x\n' $'\n' "$long" $'\e]0;PWN\a' '' '*'
   0a1 0A1B "${A}0" "${A^^}" "${A:0:11}i" "$(printf '%s\001' "${A:0:11}")")
 for id in "${hostile_ids[@]}"; do
-  shown=$(printf '%q' "$id" | head -c 40)
+  shown=$(printf '%q' "$id")
+  shown=${shown:0:40}
   refused "status $shown" status -- "$id"
   refused "output $shown" output -- "$id"
   refused "wait $shown" wait -- "$id"
@@ -47,7 +48,7 @@ for id in "${hostile_ids[@]}"; do
 done
 # A prefix shared by two tasks lists both; an unknown ID says so.
 refused "ambiguous prefix" status "$ambiguous"
-printf '%s' "$err" | grep -q "$A" && printf '%s' "$err" | grep -q "$B" ||
+grep -q "$A" <<<"$err" && grep -q "$B" <<<"$err" ||
   fail "an ambiguous prefix does not list the matches: $err"
 refused "unknown ID" status zzzzzzzzzzzz
 refused "unknown prefix" wait zzzz

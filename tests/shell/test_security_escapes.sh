@@ -27,7 +27,7 @@ on_tty() {
 # bidi override, or CR other than the pty's own before a newline.
 expect_inert() {
   local f="$WORK/tty"
-  ! LC_ALL=C grep -q $'\e' "$f" || fail "$1: raw ESC reached the terminal: $(od -c "$f" | head -20)"
+  ! LC_ALL=C grep -q $'\e' "$f" || fail "$1: raw ESC reached the terminal: $(od -c "$f" | sed -n 1,20p)"
   ! LC_ALL=C grep -q $'\a' "$f" || fail "$1: raw BEL reached the terminal"
   ! LC_ALL=C grep -q $'\x7f' "$f" || fail "$1: raw DEL reached the terminal"
   ! LC_ALL=C grep -qP '[\x80-\x9f]' <(LC_ALL=C sed 's/[\xc0-\xff][\x80-\xbf]*//g' "$f") ||

@@ -75,7 +75,7 @@ for kind in "${kinds[@]}"; do
   plant "$D/$F.status.json" "$kind"
   run list
   expect_rc 0 "list with $kind record"
-  printf '%s\n' "$out" | grep -q "^$F  *corrupt" || fail "list with $kind record: not shown as corrupt: $out"
+  grep -q "^$F  *corrupt" <<<"$out" || fail "list with $kind record: not shown as corrupt: $out"
   run status "$F"
   expect_rc 1 "status with $kind record"
   expect_error "corrupt" "status with $kind record"

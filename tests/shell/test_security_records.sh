@@ -30,8 +30,8 @@ check_corrupt() {
   local id=$1 reason=$2 what=$3
   run list
   expect_rc 0 "list ($what)"
-  printf '%s\n' "$out" | grep -q "^$id  *corrupt" || fail "list ($what): not corrupt: $out"
-  printf '%s\n' "$out" | grep -F "$id" | grep -qiF -- "$reason" || fail "list ($what): reason missing: $out"
+  grep -q "^$id  *corrupt" <<<"$out" || fail "list ($what): not corrupt: $out"
+  grep -F "$id" <<<"$out" | grep -iF -- "$reason" >/dev/null || fail "list ($what): reason missing: $out"
   run list --json
   [ "$(printf '%s' "$out" | jq -r --arg id "$id" '.[] | select(.id == $id) | .state')" = corrupt ] ||
     fail "list --json ($what): $out"

@@ -72,7 +72,7 @@ listed=$(bg list --json)
   "local failed" ] || fail "local task in list: $listed"
 [ "$(jq -r --arg id "$ok" '.[] | select(.id == $id) | .executor + " " + .state' <<<"$listed")" = \
   "slurm succeeded" ] || fail "Slurm task in list: $listed"
-bg list | grep -q "^$limited  running" || fail "the time-limited job is not listed as running"
+grep -q "^$limited  running" <<<"$(bg list)" || fail "the time-limited job is not listed as running"
 
 echo "-- options: refused combinations, a rejected submission, \$BGTASK_EXECUTOR"
 expect_usage() {
@@ -99,5 +99,5 @@ rc=0
 timeout 150 "$BGTASK" --dir "$D" wait "$limited" || rc=$?
 [ "$rc" -eq 124 ] || fail "wait on a timed-out job gave $rc"
 [ "$(field "$limited" .state)" = timed_out ] || fail "state $(field "$limited" .state)"
-field "$limited" .error | grep -q "Slurm time limit" || fail "reason: $(field "$limited" .error)"
+grep -q "Slurm time limit" <<<"$(field "$limited" .error)" || fail "reason: $(field "$limited" .error)"
 echo "PASS"

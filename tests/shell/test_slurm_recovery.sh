@@ -56,8 +56,9 @@ echo "-- a job neither the controller nor accounting knows is lost"
 # Records pointing at a job id nobody has, and at a live job of another task.
 bg start --executor slurm --slurm-arg=--hold -- true >/dev/null # any record to copy
 forge() {
-  local id=$1 job=$2 source
-  source=$(ls "$D" | grep -m1 '\.status\.json$')
+  local id=$1 job=$2 existing source
+  existing=("$D"/*.status.json)
+  source=${existing[0]##*/}
   jq -c --arg id "$id" --arg job "$job" '.id = $id | .slurm.job_id = $job | .state = "running"' \
     "$D/$source" >"$D/$id.status.json"
   chmod 600 "$D/$id.status.json"
@@ -66,7 +67,7 @@ forge 2aaaaaaaaaaa 424242
 forge 2aaaaaaaaaab "$(slurm_job "$survivor")"
 records=$(bg status --json 2aaaaaaaaaaa 2aaaaaaaaaab "$survivor")
 [ "$(jq -r '.[0].state' <<<"$records")" = lost ] || fail "unknown job: $records"
-jq -r '.[0].error' <<<"$records" | grep -q "no longer knows job 424242" || fail "reason: $records"
+grep -q "no longer knows job 424242" <<<"$(jq -r '.[0].error' <<<"$records")" || fail "reason: $records"
 [ "$(jq -r '.[1].state' <<<"$records")" = lost ] || fail "a reused job id was taken for the task's: $records"
 [ "$(jq -r '.[2].state' <<<"$records")" = running ] || fail "the live job: $records"
 
