@@ -12,11 +12,45 @@ mkdir -m 700 "$D"
 # with printf %q, whose $'...' form only bash reads back.
 export SHELL="$BASH"
 
+# Every process this test starts inherits this variable (tasks, supervisors,
+# daemons, background jobs, whoever their parent is by now), so cleanup_work
+# finds what is left by pid.
+export BGTASK_TEST_WORK="$WORK"
+
+# leftover_pids: processes other than this shell that carry this test's
+# BGTASK_TEST_WORK, or name its work directory on their command line.
+leftover_pids() {
+  local environ pid
+  for environ in $(grep -lzxF "BGTASK_TEST_WORK=$WORK" /proc/[0-9]*/environ 2>/dev/null || true); do
+    pid=${environ#/proc/}
+    echo "${pid%/environ}"
+  done
+  pgrep -f -- "$WORK" 2>/dev/null || true
+}
+
+# kill_leftovers: KILLs the test's leftover processes until none is left (a
+# loop that forks gets a few rounds); says on stderr how many it found.
+kill_leftovers() {
+  local pid pids killed=0
+  for _ in 1 2 3 4 5; do
+    pids=()
+    # (The subshell and grep that listed them are gone by now.)
+    for pid in $(leftover_pids | sort -un); do
+      [ "$pid" != $$ ] && [ -d "/proc/$pid" ] && pids+=("$pid")
+    done
+    [ ${#pids[@]} -gt 0 ] || break
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+    killed=$((killed + ${#pids[@]}))
+    sleep 0.1
+  done
+  [ "$killed" -eq 0 ] || echo "$TEST_NAME: killed $killed processes it had left running" >&2
+}
+
 cleanup_work() {
   local rc=$?
-  # Kill whatever tasks of this test are still running, then remove the
-  # work directory unless the test failed (kept for inspection).
-  pkill -KILL -f "$WORK" 2>/dev/null || true
+  # Kill whatever this test left running, then remove the work directory
+  # unless the test failed (kept for inspection).
+  kill_leftovers
   if [ "$rc" -eq 0 ] || [ "$rc" -eq 125 ]; then
     rm -rf "$WORK"
   else
