@@ -115,3 +115,27 @@ TEST_F(Cancel, EndsAWaitWith125)
   const Result result = waiter.finish();
   EXPECT_EQ(result.exit_code, 125) << result;
 }
+
+TEST_F(Cancel, UsesTheGraceTheTaskWasStartedWith)
+{
+  const std::string id = start({"--grace", "300ms", "-c", "trap '' TERM; echo ready; sleep 60"});
+  ASSERT_TRUE(e2e::eventually([&] { return output_of(id) == "ready\n"; }));
+  const Result result = bg({"cancel", id});
+  EXPECT_EQ(result.exit_code, 0) << result;
+  const auto r = record(id);
+  EXPECT_EQ(r.at("state"), boost::json::value("cancelled"));
+  EXPECT_EQ(r.at("cancel_request").at("grace_s"), boost::json::value(0.3)) << r;
+  EXPECT_EQ(r.at("signal"), boost::json::value(9)) << r;
+}
+
+TEST_F(Cancel, QuietPrintsNothing)
+{
+  const std::string id = start({"--", "sleep", "60"});
+  const Result result = bg({"cancel", "--quiet", "--grace", "100ms", id});
+  EXPECT_EQ(result.exit_code, 0) << result;
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "");
+  const Result waited = bg({"wait", "-q", id});
+  EXPECT_EQ(waited.exit_code, 125) << waited;
+  EXPECT_EQ(waited.out, "");
+}

@@ -105,3 +105,13 @@ TEST_F(MaxRunning, CountsOnlyRunningTasks)
   const Result allowed = bg({"start", "--max-running", "1", "--", "true"});
   EXPECT_EQ(allowed.exit_code, 0) << allowed;
 }
+
+TEST_F(Dedupe, FindingTheRunningTaskPrintsItsIdAndNothingOnStderr)
+{
+  const std::string id = start({"--dedupe", "--", "sleep", "60"});
+  const Result again = bg({"start", "--dedupe", "--", "sleep", "60"});
+  EXPECT_EQ(again.exit_code, 0) << again;
+  EXPECT_EQ(again.out, id + "\n");
+  EXPECT_EQ(again.err, "");
+  EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
+}

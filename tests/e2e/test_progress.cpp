@@ -94,3 +94,31 @@ TEST_F(Progress, RefusesEmptyOrInvalidReports)
   }
   EXPECT_EQ(record_bytes(id), before);
 }
+
+TEST_F(Progress, UpdatesArePartial)
+{
+  const std::string id = start({"--", "sleep", "60"});
+  ASSERT_EQ(bg({"progress", id, "--current", "3", "--total", "10"}).exit_code, 0);
+  ASSERT_EQ(bg({"progress", id, "--message", "linking"}).exit_code, 0);
+  const auto progress = record(id).at("progress").as_object();
+  EXPECT_EQ(progress.at("current"), json::value(3));
+  EXPECT_EQ(progress.at("total"), json::value(10));
+  EXPECT_EQ(progress.at("message"), json::value("linking"));
+  ASSERT_EQ(bg({"progress", id, "--current", "4"}).exit_code, 0);
+  EXPECT_EQ(record(id).at("progress").at("total"), json::value(10));
+  EXPECT_EQ(record(id).at("progress").at("message"), json::value("linking"));
+  EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
+}
+
+TEST_F(Progress, RefusesCurrentAboveTotal)
+{
+  const std::string id = start({"--", "sleep", "60"});
+  const Result at_once = bg({"progress", id, "--current", "11", "--total", "10"});
+  EXPECT_EQ(at_once.exit_code, 2) << at_once;
+  EXPECT_NE(at_once.err.find("more than --total"), std::string::npos) << at_once;
+  ASSERT_EQ(bg({"progress", id, "--total", "10"}).exit_code, 0);
+  const Result later = bg({"progress", id, "--current", "12"});
+  EXPECT_EQ(later.exit_code, 2) << later;
+  EXPECT_TRUE(record(id).at("progress").at("current").is_null());
+  EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
+}

@@ -15,7 +15,7 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "cancel", "ID... [--grace DUR] [--json]",
+  "cancel", "ID... [--grace DUR] [--json] [--quiet]",
   "Stops running tasks: TERM to the command's process group and descendants, KILL after\n"
   "the grace period (default: the task's own, from `start --grace`, else 5s). Returns once\n"
   "each final record is written. Cancelling a finished task changes nothing and is not an\n"
@@ -28,7 +28,7 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
   po::options_description options("Options");
   options.add_options()("grace", po::value<std::string>(),
                         "time between TERM and KILL (default: the task's --grace)")(
-    "json", "print a JSON array of the final records");
+    "json", "print a JSON array of the final records")("quiet,q", "print nothing on success");
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
   if (!parsed) {
     return 0;
@@ -45,6 +45,9 @@ int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args
 
   if (vm.count("json") != 0) {
     print_json(records_to_json(result.records));
+    return 0;
+  }
+  if (vm.count("quiet") != 0) {
     return 0;
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {

@@ -30,7 +30,8 @@ namespace {
 
 constexpr CommandSyntax k_syntax{
   "cleanup",
-  "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json]",
+  "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json] "
+  "[--quiet]",
   "Deletes all files of finished tasks that match every filter (finished more than\n"
   "--older-than ago, default 7d; in one of --state; not among the --keep newest finished).\n"
   "With --max-bytes, only the oldest of them, until finished tasks take at most SIZE.\n"
@@ -225,7 +226,7 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
     "max-bytes", po::value<std::string>()->value_name("SIZE"),
     "remove the oldest finished tasks until finished tasks' files take at most SIZE (e.g. 500M); "
     "no default age filter then")("dry-run", "show what would be removed, remove nothing")(
-    "json", "print a JSON summary");
+    "json", "print a JSON summary")("quiet,q", "print nothing on success");
   const auto vm = parse_command_line(k_syntax, options, {}, args);
   if (!vm) {
     return 0;
@@ -244,6 +245,7 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
   const std::size_t keep = keep_text ? parse_count(*keep_text, "--keep") : 0;
   const bool dry_run = vm->count("dry-run") != 0;
   const bool json = vm->count("json") != 0;
+  const bool listed = !json && vm->count("quiet") == 0;
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
   const auto files = scan_files(dir);
@@ -298,7 +300,7 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
   summary.matched = chosen.size();
   if (dry_run) {
     for (const auto* record : chosen) {
-      if (!json) {
+      if (listed) {
         std::cout << "would remove " << record->id << ' ' << to_string(record->state) << '\n';
       }
     }
@@ -310,7 +312,7 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
       }
       ++summary.removed;
       summary.bytes_freed += *freed[i];
-      if (!json) {
+      if (listed) {
         std::cout << "removed " << chosen[i]->id << ' ' << to_string(chosen[i]->state) << '\n';
       }
     }

@@ -16,7 +16,8 @@ namespace {
 constexpr CommandSyntax k_syntax{
   "progress", "[ID] [--percent P] [--current C --total T] [--message M]",
   "Updates the progress of a running task. The ID defaults to $BGTASK_ID, so a task can\n"
-  "report its own progress."};
+  "report its own progress. Updates are partial: what is not given keeps its last value\n"
+  "(`--message linking` keeps --current/--total). --current above --total is refused."};
 
 constexpr std::size_t k_max_message_bytes = 1024;
 
@@ -28,6 +29,28 @@ double parse_percent(const std::string& text)
     throw_usage("invalid --percent '" + text.substr(0, 40) + "': expected a number from 0 to 100");
   }
   return value;
+}
+
+// `update` laid over `last`: each field given replaces the last one.
+Progress merge_progress(const std::optional<Progress>& last, const Progress& update)
+{
+  if (!last) {
+    return update;
+  }
+  Progress merged = *last;
+  merged.percent = update.percent ? update.percent : last->percent;
+  merged.current = update.current ? update.current : last->current;
+  merged.total = update.total ? update.total : last->total;
+  merged.message = update.message ? update.message : last->message;
+  return merged;
+}
+
+void refuse_current_above_total(const Progress& progress)
+{
+  if (progress.current && progress.total && *progress.current > *progress.total) {
+    throw_usage("--current " + std::to_string(*progress.current) + " is more than --total " +
+                std::to_string(*progress.total));
+  }
 }
 
 } // namespace
@@ -60,6 +83,7 @@ int run_progress(const GlobalOptions& global, const std::vector<std::string>& ar
   if (!progress.percent && !progress.current && !progress.total && !progress.message) {
     throw_usage("bgtask progress: give --percent, --current/--total or --message");
   }
+  refuse_current_above_total(progress);
   auto prefix = optional_value<std::string>(*vm, "id");
   if (!prefix) {
     const char* own = std::getenv("BGTASK_ID");
@@ -85,8 +109,10 @@ int run_progress(const GlobalOptions& global, const std::vector<std::string>& ar
     throw Error(ExitCode::failure, "task " + id + " is not running (" +
                                      std::string(to_string(loaded.record.state)) + ")");
   }
-  progress.updated_at = now();
-  loaded.record.progress = progress;
+  Progress merged = merge_progress(loaded.record.progress, progress);
+  refuse_current_above_total(merged);
+  merged.updated_at = now();
+  loaded.record.progress = merged;
   add_event(loaded.record, "progress", progress.message);
   save_record(dir, loaded.record);
   return 0;

@@ -42,10 +42,6 @@ int run_start(const GlobalOptions& global, const std::vector<std::string>& args)
                 "task " + result.id +
                   " started, but its ID could not be written to standard output");
   }
-  if (result.duplicate) {
-    std::cerr << "bgtask: an identical task is already queued or running: " << result.id
-              << " (--dedupe; nothing started)\n";
-  }
   if (result.launch.exit_code != 0) {
     throw Error(static_cast<ExitCode>(result.launch.exit_code),
                 "task " + result.id + " failed to start: " + result.launch.error);

@@ -20,7 +20,7 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "wait", "ID... [--timeout DUR] [--any] [--json]",
+  "wait", "ID... [--timeout DUR] [--any] [--json] [--quiet]",
   "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"
   "status: 0 only if every task succeeded. Exits 4 if --timeout passes first and 5 on\n"
   "Ctrl-C (SIGINT, SIGTERM, SIGHUP); the tasks run on. The exit codes: man bgtask, EXIT STATUS."};
@@ -32,8 +32,9 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
   po::options_description options("Options");
   options.add_options()("timeout", po::value<std::string>(),
                         "give up after DUR and exit 4 (the tasks run on)")(
-    "any", "return as soon as one of the tasks has finished")("json",
-                                                              "print a JSON array of the records");
+    "any", "return as soon as one of the tasks has finished")(
+    "json", "print a JSON array of the records")("quiet,q",
+                                                 "print no line per task; the exit status tells");
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
   if (!parsed) {
     return 0;
@@ -52,7 +53,7 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
   const WaitResult result = wait_for_tasks(dir, ids, mode, limit, Interrupts::end_wait);
   if (vm.count("json") != 0) {
     print_json(records_to_json(result.records));
-  } else {
+  } else if (vm.count("quiet") == 0) {
     for (const auto& record : result.records) {
       std::cout << record.id << ' ' << for_stdout(state_text(record)) << '\n';
     }
