@@ -86,7 +86,9 @@ TEST(Completion, SkipsOptionValuesWhenCountingArguments)
 {
   // `--tail 5` is an option and its value, so the ID is still to come.
   EXPECT_TRUE(offered({"output", "--tail", "5", ""}).empty());
-  EXPECT_TRUE(has(offered({"output", "2nk5t7f30b55", ""}), "--follow"));
+  EXPECT_TRUE(offered({"rerun", "--env", "K=V", ""}).empty());
+  // rerun takes one ID: after it, only options.
+  EXPECT_TRUE(has(offered({"rerun", "2nk5t7f30b55", ""}), "--env-file"));
 }
 
 TEST(Completion, OffersNothingForUnknownCommandsOrBrokenWords)

@@ -501,3 +501,82 @@ TEST(RecordJson, KeepsControlCharactersAndQuotesIntact)
   const TaskRecord r = decoded(encode_record(record));
   EXPECT_EQ(r.command, record.command);
 }
+
+TEST(RecordJson, RoundTripsTheLifecycleFields)
+{
+  TaskRecord original = full_record();
+  original.options.max_output = 1048576;
+  original.options.partition = "short";
+  original.options.slurm_time = "10:00";
+  original.options.slurm_args = {"--mem=1G"};
+  original.options.retry = bgtask::RetryPolicy{3, 1.5, {1, 75}, true};
+  original.options.limits = bgtask::ResourceLimits{64 << 20, 32, 0.5};
+  original.attempts = {
+    {1, at_ms(1'767'225'600'200), at_ms(1'767'225'601'000), 1, std::nullopt, "failed"},
+    {2, at_ms(1'767'225'602'000), std::nullopt, std::nullopt, 9, "oom"}};
+  original.retry_at = at_ms(1'767'225'603'000);
+  original.rerun_of = "01hx2k3m4n5q";
+  original.pause = bgtask::PauseInfo{true, true, at_ms(1'767'225'604'000), 2.25};
+  original.cgroup = "/sys/fs/cgroup/memory/bgtask/01hx2k3m4n5p";
+  original.memory_peak = 67108864;
+  original.reason = "oom";
+  const std::string text = encode_record(original);
+  const TaskRecord r = decoded(text);
+  EXPECT_EQ(r.options.max_output, 1048576U);
+  EXPECT_EQ(r.options.partition, "short");
+  EXPECT_EQ(r.options.slurm_time, "10:00");
+  EXPECT_EQ(r.options.slurm_args, std::vector<std::string>{"--mem=1G"});
+  ASSERT_TRUE(r.options.retry);
+  EXPECT_EQ(r.options.retry->max_retries, 3);
+  EXPECT_EQ(r.options.retry->delay_s, 1.5);
+  EXPECT_EQ(r.options.retry->on_exit_codes, (std::vector<int>{1, 75}));
+  EXPECT_TRUE(r.options.retry->on_timeout);
+  EXPECT_EQ(r.options.limits.memory_max, std::uint64_t{64 << 20});
+  EXPECT_EQ(r.options.limits.pids_max, 32U);
+  EXPECT_EQ(r.options.limits.cpu_max, 0.5);
+  ASSERT_EQ(r.attempts.size(), 2U);
+  EXPECT_EQ(r.attempts[0].exit_code, 1);
+  EXPECT_EQ(r.attempts[1].signal, 9);
+  EXPECT_FALSE(r.attempts[1].finished_at);
+  EXPECT_EQ(r.attempts[1].outcome, "oom");
+  EXPECT_EQ(r.retry_at, at_ms(1'767'225'603'000));
+  EXPECT_EQ(r.rerun_of, "01hx2k3m4n5q");
+  EXPECT_TRUE(r.pause.requested);
+  EXPECT_TRUE(r.pause.paused);
+  EXPECT_EQ(r.pause.paused_s, 2.25);
+  EXPECT_EQ(r.cgroup, original.cgroup);
+  EXPECT_EQ(r.memory_peak, 67108864U);
+  EXPECT_EQ(r.reason, "oom");
+  EXPECT_EQ(encode_record(r), text);
+  EXPECT_EQ(as_object(original).at("paused"), json::value(true));
+}
+
+TEST(RecordJson, ReadsARecordWrittenBeforeTheLifecycleFields)
+{
+  auto o = as_object(full_record());
+  for (const char* key : {"options", "attempts", "retry_at", "rerun_of", "pause", "paused",
+                          "cgroup", "memory_peak", "reason"}) {
+    ASSERT_TRUE(o.contains(key)) << key;
+    o.erase(key);
+  }
+  const TaskRecord r = decoded(json::serialize(o));
+  EXPECT_FALSE(r.options.retry);
+  EXPECT_FALSE(r.options.limits.any());
+  EXPECT_TRUE(r.attempts.empty());
+  EXPECT_FALSE(r.pause.paused);
+  EXPECT_FALSE(r.reason);
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(RecordJson, RejectsMalformedLifecycleFields)
+{
+  EXPECT_NE(rejection(with_field("attempts", json::value("x"))).find("attempts"),
+            std::string::npos);
+  EXPECT_NE(rejection(with_field("rerun_of", json::value("../x"))).find("rerun_of"),
+            std::string::npos);
+  EXPECT_NE(rejection(with_nested_field("options", "retry", json::object{{"max_retries", -1}}))
+              .find("max_retries"),
+            std::string::npos);
+  EXPECT_NE(rejection(with_nested_field("pause", "paused", json::value(3))).find("paused"),
+            std::string::npos);
+}

@@ -184,6 +184,9 @@ std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax,
     return std::nullopt;
   }
   auto ids = optional_value<std::vector<std::string>>(*vm, "id");
+  if (!ids && count == IdCount::any) {
+    ids.emplace();
+  }
   if (!ids) {
     throw_usage("bgtask " + std::string(syntax.name) +
                 (count == IdCount::one ? ": give a task ID" : ": give at least one task ID"));

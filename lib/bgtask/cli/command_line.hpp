@@ -38,8 +38,9 @@ parse_command_line_with_operand(const CommandSyntax& syntax, po::options_descrip
                                 const char* name, const char* description,
                                 const std::vector<std::string>& args);
 
-// How many task IDs a command takes as its positional arguments.
-enum class IdCount { one, many };
+// How many task IDs a command takes as its positional arguments: exactly
+// one, one or more, or any number (none when options select the tasks).
+enum class IdCount { one, many, any };
 
 // A command's parsed options and the task IDs (or prefixes) it was given.
 struct IdCommandLine

@@ -29,7 +29,8 @@ constexpr std::array<std::string_view, 2> k_executors{"local", "slurm"};
 constexpr std::size_t k_max_description_chars = 60;
 
 // Commands whose ID arguments only make sense for unfinished tasks.
-constexpr std::array<std::string_view, 2> k_unfinished_only{"cancel", "progress"};
+constexpr std::array<std::string_view, 4> k_unfinished_only{"cancel", "pause", "progress",
+                                                            "resume"};
 
 // One option as completion needs it.
 struct OptionSpec

@@ -136,6 +136,13 @@ std::string state_text(const TaskRecord& record)
   if (!is_final(record.state) && record.unsupervised) {
     text += " (unsupervised)";
   }
+  if (!is_final(record.state) && record.pause.paused) {
+    text += " (paused)";
+  }
+  if (!is_final(record.state) && record.retry_at) {
+    text += " (retry " + std::to_string(record.attempts.size() + 1) + " at " +
+            format_local_time(*record.retry_at) + ")";
+  }
   if (!is_final(record.state) && record.owner &&
       record.owner->host != to_valid_utf8(current_host_name())) {
     text += " (on " + record.owner->host + ")";
@@ -158,6 +165,9 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
   std::string state(to_string(record.state));
   if (!is_final(record.state) && record.unsupervised) {
     state += "*";
+  }
+  if (!is_final(record.state) && record.pause.paused) {
+    state += " (paused)";
   }
   TableRow row{record.id, painted(state, state_color(to_string(record.state)), color),
                exit_text(record), record.started_at ? format_local_time(*record.started_at) : "-",
@@ -200,6 +210,54 @@ std::string progress_summary(const Progress& p)
     text += (text.empty() ? "" : " ") + *p.message;
   }
   return text;
+}
+
+// The status lines of retries, limits and reruns.
+void add_lifecycle_lines(std::string& out, const TaskRecord& r)
+{
+  if (r.rerun_of) {
+    add_line(out, "Rerun of", *r.rerun_of);
+  }
+  if (r.options.retry) {
+    add_line(out, "Retry",
+             "up to " + std::to_string(r.options.retry->max_retries) + " more times, " +
+               format_seconds(r.options.retry->delay_s) + " apart");
+  }
+  for (const auto& a : r.attempts) {
+    std::string text = a.outcome.value_or("?");
+    if (a.exit_code) {
+      text += " (exit " + std::to_string(*a.exit_code) + ")";
+    } else if (a.signal) {
+      text += " (signal " + std::to_string(*a.signal) + ")";
+    }
+    add_line(out, "Attempt",
+             "#" + std::to_string(a.number) + " " + text + ", started " +
+               format_timestamp(a.started_at));
+  }
+  const auto& limits = r.options.limits;
+  if (limits.any()) {
+    std::string text;
+    if (limits.memory_max) {
+      text += "memory " + std::to_string(*limits.memory_max) + " bytes";
+    }
+    if (limits.pids_max) {
+      text += (text.empty() ? "" : ", ") + std::string("pids ") + std::to_string(*limits.pids_max);
+    }
+    if (limits.cpu_max) {
+      char cpus[32];
+      std::snprintf(cpus, sizeof(cpus), "%g", *limits.cpu_max);
+      text += (text.empty() ? "" : ", ") + std::string("cpu ") + cpus;
+    }
+    add_line(out, "Limits", text);
+  }
+  if (r.memory_peak) {
+    add_line(out, "Mem peak", std::to_string(*r.memory_peak) + " bytes");
+  }
+  if (r.pause.paused_s > 0 || r.pause.paused) {
+    add_line(out, "Paused",
+             r.pause.paused && r.pause.since ? "since " + format_timestamp(*r.pause.since)
+                                             : format_seconds(r.pause.paused_s) + " in all");
+  }
 }
 
 std::string status_text(const TaskRecord& r)
@@ -256,6 +314,7 @@ std::string status_text(const TaskRecord& r)
   if (r.output.truncated) {
     add_line(out, "Truncated", std::to_string(r.output.dropped_bytes) + " bytes of output dropped");
   }
+  add_lifecycle_lines(out, r);
   return out;
 }
 

@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <unistd.h>
 
 namespace bgtask {
@@ -53,11 +55,35 @@ std::vector<std::string> env_names(const std::vector<std::string>& entries)
     const auto name = entry.substr(0, equals);
     if (equals == std::string::npos || !is_env_name(name)) {
       throw_usage("invalid --env '" + escape_for_terminal(name, KeepNewlines::no) +
-                  (equals == std::string::npos ? "" : "=...") + "': expected NAME=VALUE");
+                  (equals == std::string::npos ? "" : "=...") + "': expected NAME=VALUE or NAME");
     }
     names.push_back(name);
   }
   return names;
+}
+
+// The K=V lines of an --env-file: blank lines and lines starting with `#`
+// are skipped; the value is the rest of the line, verbatim.
+std::vector<std::string> read_env_file(const std::string& path)
+{
+  std::ifstream in(path);
+  if (!in) {
+    throw_usage("--env-file: cannot read " + escape_for_terminal(path, KeepNewlines::no));
+  }
+  std::vector<std::string> entries;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line.front() == '#') {
+      continue;
+    }
+    const auto name = line.substr(0, line.find('='));
+    if (line.find('=') == std::string::npos || !is_env_name(name)) {
+      throw_usage("--env-file " + escape_for_terminal(path, KeepNewlines::no) + ", line " +
+                  std::to_string(number) + ": expected NAME=VALUE");
+    }
+    entries.push_back(line);
+  }
+  return entries;
 }
 
 // The output cap: --max-output, else $BGTASK_MAX_OUTPUT; none if neither is
@@ -115,10 +141,8 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
   record.cwd = !cwd                    ? current_directory()
                : cwd->starts_with('/') ? *cwd
                                        : current_directory() + "/" + *cwd;
-  if (auto env = optional_value<std::vector<std::string>>(vm, "env")) {
-    record.env_names = env_names(*env);
-    request.env_additions = std::move(*env);
-  }
+  request.env_additions = env_from_options(vm);
+  record.env_names = env_names(request.env_additions);
   if (auto timeout = optional_value<std::string>(vm, "timeout")) {
     request.timeout = parse_duration(*timeout);
     if (request.timeout->count() == 0) {
@@ -163,13 +187,59 @@ void choose_executor(const po::variables_map& vm, LaunchRequest& request)
     throw_usage("a command name starting with '-' cannot be run by the slurm executor");
   }
   if (vm.count("max-output") != 0 || request.record.queue || !request.record.after.empty() ||
-      request.record.on_exit) {
-    throw_usage("--max-output, --queue, --after and --on-exit need the local executor");
+      request.record.on_exit || request.record.options.retry) {
+    throw_usage("--max-output, --queue, --after, --on-exit and --retry need the local executor");
   }
   request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
 }
 
 constexpr std::size_t k_max_on_exit_bytes = 64 * 1024;
+constexpr std::size_t k_max_retries = 1000;
+
+// --retry-on: exit codes (0-255, comma-separated) and/or `timed_out`.
+void parse_retry_on(std::string_view text, RetryPolicy& policy)
+{
+  const auto items = split_list(text);
+  if (items.empty()) {
+    throw_usage("--retry-on needs exit codes or timed_out");
+  }
+  for (const auto& item : items) {
+    if (item == "timed_out") {
+      policy.on_timeout = true;
+      continue;
+    }
+    const auto code = parse_count(item, "--retry-on");
+    if (code == 0 || code > 255) {
+      throw_usage("--retry-on: exit codes are 1 to 255, or timed_out");
+    }
+    policy.on_exit_codes.push_back(static_cast<int>(code));
+  }
+}
+
+// Takes --retry, --retry-delay and --retry-on into the record's options.
+void add_retry(const po::variables_map& vm, LaunchRequest& request)
+{
+  const auto count = optional_value<std::string>(vm, "retry");
+  if (!count) {
+    if (vm.count("retry-delay") != 0 || vm.count("retry-on") != 0) {
+      throw_usage("--retry-delay and --retry-on need --retry N");
+    }
+    return;
+  }
+  RetryPolicy policy;
+  const auto retries = parse_count(*count, "--retry");
+  if (retries > k_max_retries) {
+    throw_usage("--retry must be at most " + std::to_string(k_max_retries));
+  }
+  policy.max_retries = static_cast<int>(retries);
+  if (auto delay = optional_value<std::string>(vm, "retry-delay")) {
+    policy.delay_s = to_seconds(parse_duration(*delay));
+  }
+  if (auto on = optional_value<std::string>(vm, "retry-on")) {
+    parse_retry_on(*on, policy);
+  }
+  request.record.options.retry = policy;
+}
 
 // --max-running, else $BGTASK_MAX_RUNNING; nullopt if neither is set.
 std::optional<std::size_t> running_limit(const std::optional<std::string>& option)
@@ -251,14 +321,53 @@ split_at_separator(const std::vector<std::string>& args)
   return {std::move(own), std::move(command)};
 }
 
+void add_env_options(po::options_description& options)
+{
+  options.add_options()("env", po::value<std::vector<std::string>>()->composing(),
+                        "set K=V in the command's environment, or NAME to pass on its current "
+                        "value (repeatable; values are never stored)")(
+    "env-file", po::value<std::string>()->value_name("FILE"),
+    "set the K=V lines of FILE (blank and # lines skipped; --env wins)");
+}
+
+std::vector<std::string> env_from_options(const po::variables_map& vm)
+{
+  std::vector<std::string> given;
+  if (auto file = optional_value<std::string>(vm, "env-file")) {
+    given = read_env_file(*file);
+  }
+  for (auto& entry :
+       optional_value<std::vector<std::string>>(vm, "env").value_or(std::vector<std::string>{})) {
+    if (entry.find('=') == std::string::npos && is_env_name(entry)) {
+      const char* value = std::getenv(entry.c_str());
+      if (value == nullptr) {
+        throw_usage("--env " + entry + ": " + entry + " is not set in this environment");
+      }
+      entry += "=" + std::string(value);
+    }
+    given.push_back(std::move(entry));
+  }
+  env_names(given); // refuses malformed entries
+  // One entry per name: the last one given wins.
+  std::vector<std::string> entries;
+  for (auto it = given.rbegin(); it != given.rend(); ++it) {
+    const auto name = it->substr(0, it->find('=') + 1);
+    if (std::none_of(entries.begin(), entries.end(),
+                     [&](const std::string& e) { return e.starts_with(name); })) {
+      entries.insert(entries.begin(), *it);
+    }
+  }
+  return entries;
+}
+
 void add_start_options(po::options_description& options)
 {
   options.add_options()("name", po::value<std::string>(),
                         "a name to show in list and to filter by")(
-    "cwd", po::value<std::string>(), "directory to run the command in (default: the current one)")(
-    "env", po::value<std::vector<std::string>>()->composing(),
-    "set K=V in the command's environment (repeatable; values are never stored)")(
-    "timeout", po::value<std::string>(), "stop the command after DUR (state timed_out)")(
+    "cwd", po::value<std::string>(), "directory to run the command in (default: the current one)");
+  add_env_options(options);
+  options.add_options()("timeout", po::value<std::string>(),
+                        "stop the command after DUR (state timed_out)")(
     "grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")(
     "max-output", po::value<std::string>()->value_name("SIZE"),
     "keep at most SIZE bytes of output (e.g. 10M; `none`; default $BGTASK_MAX_OUTPUT)")(
@@ -278,6 +387,12 @@ void add_start_options(po::options_description& options)
     "dedupe", "if an identical task is queued or running, print its ID instead of starting")(
     "max-running", po::value<std::string>()->value_name("N"),
     "refuse (exit 69) if N tasks of the directory already run (default $BGTASK_MAX_RUNNING)")(
+    "retry", po::value<std::string>()->value_name("N"),
+    "run a failed command again, up to N more times, in the same task (BGTASK_ATTEMPT)")(
+    "retry-delay", po::value<std::string>()->value_name("DUR"),
+    "with --retry: wait DUR before each new attempt (default 0s)")(
+    "retry-on", po::value<std::string>()->value_name("CODES|timed_out"),
+    "with --retry: retry only these exit codes and/or timed_out (default: any failure)")(
     "on-exit", po::value<std::string>()->value_name("STRING"),
     "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")(
     "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
@@ -288,9 +403,46 @@ StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string>
   StartPlan plan;
   plan.request = build_request(vm, std::move(command));
   add_scheduling(vm, plan);
+  add_retry(vm, plan.request);
   plan.dedupe = vm.count("dedupe") != 0;
   plan.max_running = running_limit(optional_value<std::string>(vm, "max-running"));
   choose_executor(vm, plan.request);
+  auto& options = plan.request.record.options;
+  options.max_output = plan.request.max_output;
+  options.partition = plan.request.slurm.partition;
+  options.slurm_time = plan.request.slurm.time_limit;
+  options.slurm_args = plan.request.slurm.args;
+  return plan;
+}
+
+StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> env)
+{
+  StartPlan plan;
+  auto& request = plan.request;
+  auto& record = request.record;
+  record.name = original.name;
+  record.command = original.command;
+  record.shell = original.shell;
+  record.cwd = original.cwd;
+  record.executor = original.executor;
+  record.queue = original.queue;
+  record.on_exit = original.on_exit;
+  record.options = original.options;
+  record.rerun_of = original.id;
+  record.timeout_s = original.timeout_s;
+  record.grace_s = original.grace_s;
+  record.env_names = env_names(env);
+  request.env_additions = std::move(env);
+  request.argv = original.command;
+  if (original.timeout_s) {
+    request.timeout = Milliseconds(std::llround(*original.timeout_s * 1000));
+  }
+  request.grace = Milliseconds(std::llround(original.grace_s * 1000));
+  request.max_output = original.options.max_output;
+  request.slurm = SlurmRequest{original.options.partition, original.options.slurm_time,
+                               original.options.slurm_args};
+  plan.after = original.after;
+  plan.max_running = running_limit(std::nullopt);
   return plan;
 }
 

@@ -20,6 +20,15 @@ class TaskDir;
 std::pair<std::vector<std::string>, std::vector<std::string>>
 split_at_separator(const std::vector<std::string>& args);
 
+// Adds --env and --env-file (shared by `start` and `rerun`) to `options`.
+void add_env_options(po::options_description& options);
+
+// The K=V entries --env-file and --env ask for, one per name (the last one
+// given wins; --env after --env-file): `--env NAME` takes NAME's value from
+// this process's environment. Throws Error(usage) for a malformed entry, an
+// unreadable file or an unset NAME; messages never show a value.
+std::vector<std::string> env_from_options(const po::variables_map& vm);
+
 // Adds the options of `start` to `options`.
 void add_start_options(po::options_description& options);
 
@@ -36,6 +45,12 @@ struct StartPlan
 // Builds the plan from parsed options and the command after `--`. Throws
 // Error(usage) for anything invalid, before any file is touched.
 StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string> command);
+
+// The plan that starts `original` again as a new task: the same command,
+// cwd, name, executor, queue, dependencies, hook and options (timeout,
+// grace, output cap, retries, limits, Slurm options), with `env` (K=V
+// entries, checked) as its --env; $BGTASK_MAX_RUNNING applies.
+StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> env);
 
 struct StartResult
 {

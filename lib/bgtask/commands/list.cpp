@@ -23,9 +23,11 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "list", "[--state S[,S...]] [--name N] [--limit N] [--format table|json|jsonl] [--json] [--wide]",
+  "list",
+  "[--state S[,S...]] [--name N] [--queue Q] [--limit N] [--format table|json|jsonl] [--json] "
+  "[--wide] [--summary]",
   "Lists tasks, oldest first. Corrupt records are listed as `corrupt`. On a terminal the\n"
-  "state is coloured unless NO_COLOR is set."};
+  "state is coloured unless NO_COLOR is set. --summary prints one line of counts per state."};
 
 enum class ListFormat { table, json, jsonl };
 
@@ -58,18 +60,59 @@ struct Shown
 {
   TableRow row;
   std::string json;
+  std::string_view state; // for --summary: a state name or "corrupt"
+  bool paused = false;
 };
+
+// --summary: the count of each state (and of paused tasks) among `shown`,
+// as one line `queued=0 running=2 ... total=N`, or as a JSON object.
+void print_summary(const std::vector<std::optional<Shown>>& shown, ListFormat format)
+{
+  std::vector<std::pair<std::string_view, std::size_t>> counts;
+  for (const auto state :
+       {TaskState::queued, TaskState::running, TaskState::succeeded, TaskState::failed,
+        TaskState::cancelled, TaskState::timed_out, TaskState::lost}) {
+    counts.emplace_back(to_string(state), 0);
+  }
+  counts.emplace_back("corrupt", 0);
+  std::size_t paused = 0;
+  for (const auto& s : shown) {
+    for (auto& [name, count] : counts) {
+      count += name == s->state ? 1 : 0;
+    }
+    paused += s->paused ? 1 : 0;
+  }
+  counts.emplace_back("paused", paused);
+  counts.emplace_back("total", shown.size());
+  if (format == ListFormat::table) {
+    std::string line;
+    for (const auto& [name, count] : counts) {
+      line += (line.empty() ? "" : " ") + std::string(name) + "=" + std::to_string(count);
+    }
+    std::cout << line << '\n';
+    return;
+  }
+  boost::json::object o;
+  for (const auto& [name, count] : counts) {
+    o[name] = count;
+  }
+  std::cout << boost::json::serialize(o) << '\n';
+}
 
 struct Filter
 {
   std::vector<std::string> states;
   std::optional<std::string> name;
+  std::optional<std::string> queue;
 
   bool accepts(const LoadedRecord& entry) const
   {
     const std::string_view state =
       entry.status == LoadStatus::ok ? to_string(entry.record.state) : "corrupt";
     if (!states.empty() && std::find(states.begin(), states.end(), state) == states.end()) {
+      return false;
+    }
+    if (queue && (entry.status != LoadStatus::ok || entry.record.queue != *queue)) {
       return false;
     }
     return !name || (entry.status == LoadStatus::ok && entry.record.name == *name);
@@ -120,20 +163,55 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::
   return all;
 }
 
-} // namespace
-
-int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description list_options()
 {
   po::options_description options("Options");
   options.add_options()("state", po::value<std::string>(),
                         "only tasks in these states (comma-separated; `corrupt` too)")(
     "name", po::value<std::string>(), "only tasks with this name")(
+    "queue", po::value<std::string>()->value_name("Q"), "only tasks of queue Q")(
     "limit", po::value<std::string>(), "only the N newest of the tasks that match")(
     "format", po::value<std::string>(),
     "table (default), json (an array) or jsonl (a record per line)")(
     "json", "print a JSON array of records (same as --format json)")(
-    "wide", "also show each task's directory and full command");
-  const auto vm = parse_command_line(k_syntax, options, {}, args);
+    "wide", "also show each task's directory and full command")(
+    "summary", "print only the count of tasks per state, on one line (JSON with --json)");
+  return options;
+}
+
+// Prints the tasks list shows, in `format`.
+void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, ListColumns columns)
+{
+  if (format != ListFormat::table) {
+    const auto printable = [](const std::string& json) {
+      return stdout_is_terminal() ? escape_json_for_terminal(json) : json;
+    };
+    if (format == ListFormat::json) {
+      std::string array = "[";
+      for (const auto& s : shown) {
+        array += (array.size() > 1 ? "," : "") + printable(s->json);
+      }
+      std::cout << array << "]\n";
+    } else {
+      for (const auto& s : shown) {
+        std::cout << printable(s->json) << '\n';
+      }
+    }
+    return;
+  }
+  std::vector<TableRow> rows;
+  rows.reserve(shown.size());
+  for (auto& s : shown) {
+    rows.push_back(std::move(s->row));
+  }
+  std::cout << render_table(list_header(columns), rows);
+}
+
+} // namespace
+
+int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  const auto vm = parse_command_line(k_syntax, list_options(), {}, args);
   if (!vm) {
     return 0;
   }
@@ -144,6 +222,11 @@ int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
     filter.states = parse_state_list(*states, "corrupt");
   }
   filter.name = optional_value<std::string>(*vm, "name");
+  filter.queue = optional_value<std::string>(*vm, "queue");
+  const bool summary = vm->count("summary") != 0;
+  if (summary && (format == ListFormat::jsonl || vm->count("limit") != 0)) {
+    throw_usage("--summary takes neither --limit nor --format jsonl");
+  }
   std::optional<std::size_t> limit;
   if (auto text = optional_value<std::string>(*vm, "limit")) {
     limit = parse_count(*text, "--limit");
@@ -153,6 +236,11 @@ int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
   const auto show = [&](const LoadedRecord& entry) {
     Shown shown;
     const bool ok = entry.status == LoadStatus::ok;
+    shown.state = ok ? to_string(entry.record.state) : "corrupt";
+    shown.paused = ok && entry.record.pause.paused;
+    if (summary) {
+      return shown;
+    }
     if (format == ListFormat::table) {
       shown.row = ok ? list_row(entry.record, columns, color)
                      : corrupt_list_row(entry.id, entry.reason, columns, color);
@@ -183,33 +271,15 @@ int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
     }
   }
   std::erase_if(shown, [](const std::optional<Shown>& s) { return !s; });
+  if (summary) {
+    print_summary(shown, format);
+    return 0;
+  }
   if (limit && shown.size() > *limit) {
     shown.erase(shown.begin(), shown.end() - static_cast<long>(*limit));
   }
 
-  if (format != ListFormat::table) {
-    const auto printable = [](const std::string& json) {
-      return stdout_is_terminal() ? escape_json_for_terminal(json) : json;
-    };
-    if (format == ListFormat::json) {
-      std::string array = "[";
-      for (const auto& s : shown) {
-        array += (array.size() > 1 ? "," : "") + printable(s->json);
-      }
-      std::cout << array << "]\n";
-    } else {
-      for (const auto& s : shown) {
-        std::cout << printable(s->json) << '\n';
-      }
-    }
-    return 0;
-  }
-  std::vector<TableRow> rows;
-  rows.reserve(shown.size());
-  for (auto& s : shown) {
-    rows.push_back(std::move(s->row));
-  }
-  std::cout << render_table(list_header(columns), rows);
+  print_shown(shown, format, columns);
   return 0;
 }
 

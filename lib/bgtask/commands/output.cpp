@@ -1,5 +1,6 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
+#include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/exec/task_waiter.hpp>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,12 +22,89 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "output", "ID [--follow] [--tail N] [--raw]",
+  "output", "ID [--follow] [--tail N] [--raw] | --follow ID... [--name N] [--queue Q]",
   "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
   "`wait` would; exits 141 as soon as a pipe's reader goes away (`| head -1`), and 5 on\n"
-  "Ctrl-C. On a terminal, control characters are escaped unless --raw is given."};
+  "Ctrl-C. With several tasks (IDs, --name, --queue) --follow interleaves their lines,\n"
+  "each after `NAME| ` (or `ID| `), until all have ended. On a terminal, control characters\n"
+  "are escaped unless --raw is given."};
 
 constexpr Milliseconds k_remote_output_poll{1000};
+
+// How long a follower may sleep before reconciling `records` again.
+std::optional<Milliseconds> follow_interval(const std::vector<TaskRecord>& records)
+{
+  // A task on another host (Slurm) writes its output there: inotify does
+  // not see it, so poll the shared file at least every second.
+  auto limit = recheck_interval(records);
+  if (limit) {
+    limit = std::min(*limit, k_remote_output_poll);
+  }
+  return limit;
+}
+
+// What a line of task `record` starts with: its name when no other
+// followed task has that name, else its ID.
+std::string line_prefix(const TaskRecord& record, const std::vector<TaskRecord>& all)
+{
+  const auto same_name = std::count_if(
+    all.begin(), all.end(), [&](const TaskRecord& r) { return r.name && r.name == record.name; });
+  return (record.name && same_name == 1 ? *record.name : record.id) + "| ";
+}
+
+// output --follow of several tasks: their lines interleaved as they come,
+// until every task has ended; exits as `wait` would for all of them.
+int follow_many(const TaskDir& dir, const std::vector<std::string>& ids,
+                std::optional<std::size_t> tail, Escape escape)
+{
+  auto records = load_current_records(dir, ids);
+  struct Followed
+  {
+    UniqueFd fd;
+    std::uint64_t offset = 0;
+    PrefixedLineCopier copier;
+  };
+  std::vector<Followed> followed;
+  for (const auto& record : records) {
+    UniqueFd fd = open_output_file(dir, record.id);
+    if (!fd) {
+      throw Error(ExitCode::failure, "task " + record.id + " has no output file");
+    }
+    const std::uint64_t offset = tail ? find_tail_start(fd.get(), *tail) : 0;
+    followed.push_back(
+      Followed{std::move(fd), offset, PrefixedLineCopier(line_prefix(record, records), escape)});
+  }
+  catch_interrupts({SIGINT, SIGTERM, SIGHUP});
+  TaskWatcher watcher(dir, WatchOutput::yes);
+  watcher.watch_reader(STDOUT_FILENO);
+  watcher.watch_interrupts();
+  for (;;) {
+    for (auto& f : followed) {
+      f.offset = f.copier.copy_from(f.fd.get(), f.offset);
+    }
+    const bool all_final = std::all_of(records.begin(), records.end(),
+                                       [](const TaskRecord& r) { return is_final(r.state); });
+    if (all_final) {
+      break;
+    }
+    std::vector<TaskRecord> unfinished;
+    std::copy_if(records.begin(), records.end(), std::back_inserter(unfinished),
+                 [](const TaskRecord& r) { return !is_final(r.state); });
+    watcher.wait_for_change(unfinished, follow_interval(unfinished));
+    if (watcher.reader_gone()) {
+      return static_cast<int>(ExitCode::reader_gone); // nobody reads what follows
+    }
+    if (interrupt_signal() != 0) {
+      return static_cast<int>(ExitCode::interrupted);
+    }
+    records = load_current_records(dir, ids);
+  }
+  for (auto& f : followed) {
+    f.offset = f.copier.copy_from(f.fd.get(), f.offset);
+    f.copier.finish();
+  }
+  return combined_exit_status(records);
+}
 
 } // namespace
 
@@ -35,17 +114,30 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
   options.add_options()("follow,f", "keep printing new output until the task ends")(
     "tail", po::value<std::string>(),
     "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal");
-  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::one, args);
+  add_selection_options(options);
+  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::any, args);
   if (!parsed) {
     return 0;
   }
   const auto& vm = parsed->vm;
-  const auto& prefix = parsed->ids.front();
   const auto tail_text = optional_value<std::string>(vm, "tail");
   const bool follow = vm.count("follow") != 0;
+  const bool selecting = vm.count("name") != 0 || vm.count("queue") != 0;
+  if (!follow && (parsed->ids.size() != 1 || selecting)) {
+    throw_usage(parsed->ids.empty() && !selecting
+                  ? "bgtask output: give a task ID"
+                  : "bgtask output: several tasks, --name and --queue need --follow");
+  }
   const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const std::string id = resolve_task_id(dir, prefix);
+  if (parsed->ids.size() != 1 || selecting) {
+    std::optional<std::size_t> tail;
+    if (tail_text) {
+      tail = parse_count(*tail_text, "--tail");
+    }
+    return follow_many(dir, select_tasks(dir, vm, parsed->ids), tail, escape);
+  }
+  const std::string id = resolve_task_id(dir, parsed->ids.front());
   TaskRecord record = load_current_record(dir, id);
 
   const UniqueFd fd = open_output_file(dir, id);
@@ -67,13 +159,7 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
   watcher.watch_reader(STDOUT_FILENO);
   watcher.watch_interrupts();
   while (!is_final(record.state)) {
-    // A task on another host (Slurm) writes its output there: inotify does
-    // not see it, so poll the shared file at least every second.
-    auto limit = recheck_interval({record});
-    if (limit) {
-      limit = std::min(*limit, k_remote_output_poll);
-    }
-    watcher.wait_for_change({record}, limit);
+    watcher.wait_for_change({record}, follow_interval({record}));
     if (watcher.reader_gone()) {
       return static_cast<int>(ExitCode::reader_gone); // nobody reads what follows
     }

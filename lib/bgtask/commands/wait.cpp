@@ -1,6 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
 #include <bgtask/cli/record_view.hpp>
+#include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/core/record_json.hpp>
@@ -20,10 +21,11 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "wait", "ID... [--timeout DUR] [--any] [--json] [--quiet]",
+  "wait", "[ID...] [--name N] [--queue Q] [--timeout DUR] [--any] [--json] [--quiet]",
   "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"
   "status: 0 only if every task succeeded. Exits 4 if --timeout passes first and 5 on\n"
-  "Ctrl-C (SIGINT, SIGTERM, SIGHUP); the tasks run on. The exit codes: man bgtask, EXIT STATUS."};
+  "Ctrl-C (SIGINT, SIGTERM, SIGHUP); the tasks run on. --name and --queue add every task\n"
+  "with that name or of that queue. The exit codes: man bgtask, EXIT STATUS."};
 
 } // namespace
 
@@ -35,7 +37,8 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
     "any", "return as soon as one of the tasks has finished")(
     "json", "print a JSON array of the records")("quiet,q",
                                                  "print no line per task; the exit status tells");
-  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
+  add_selection_options(options);
+  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::any, args);
   if (!parsed) {
     return 0;
   }
@@ -47,7 +50,7 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
   }
   const WaitMode mode = vm.count("any") != 0 ? WaitMode::any : WaitMode::all;
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const auto ids = resolve_task_ids(dir, prefixes);
+  const auto ids = select_tasks(dir, vm, prefixes);
 
   catch_interrupts({SIGINT, SIGTERM, SIGHUP});
   const WaitResult result = wait_for_tasks(dir, ids, mode, limit, Interrupts::end_wait);

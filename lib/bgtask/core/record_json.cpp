@@ -125,6 +125,90 @@ json::value strings_to_json(const std::vector<std::string>& strings)
   return v;
 }
 
+// --- Lifecycle fields (options, attempts, pause, cgroup) ---
+
+json::value numbers_to_json(const std::vector<int>& numbers)
+{
+  json::value v;
+  auto& a = v.emplace_array();
+  for (const int n : numbers) {
+    a.emplace_back(n);
+  }
+  return v;
+}
+
+json::value retry_to_json(const std::optional<RetryPolicy>& retry)
+{
+  if (!retry) {
+    return nullptr;
+  }
+  json::value v;
+  auto& o = v.emplace_object();
+  o["max_retries"] = retry->max_retries;
+  o["delay_s"] = retry->delay_s;
+  o["on_exit_codes"] = numbers_to_json(retry->on_exit_codes);
+  o["on_timeout"] = retry->on_timeout;
+  return v;
+}
+
+json::value options_to_json(const LaunchOptions& options)
+{
+  json::value v;
+  auto& o = v.emplace_object();
+  o["max_output"] = optional_number(options.max_output);
+  o["partition"] = optional_string(options.partition);
+  o["slurm_time"] = optional_string(options.slurm_time);
+  o["slurm_args"] = strings_to_json(options.slurm_args);
+  o["retry"] = retry_to_json(options.retry);
+  json::object limits;
+  limits["memory_max"] = optional_number(options.limits.memory_max);
+  limits["pids_max"] = optional_number(options.limits.pids_max);
+  limits["cpu_max"] = optional_number(options.limits.cpu_max);
+  o["limits"] = std::move(limits);
+  return v;
+}
+
+json::value attempts_to_json(const std::vector<Attempt>& attempts)
+{
+  json::value v;
+  auto& a = v.emplace_array();
+  for (const auto& attempt : attempts) {
+    json::object o;
+    o["number"] = attempt.number;
+    o["started_at"] = format_timestamp(attempt.started_at);
+    o["finished_at"] = optional_time(attempt.finished_at);
+    o["exit_code"] = optional_number(attempt.exit_code);
+    o["signal"] = optional_number(attempt.signal);
+    o["outcome"] = optional_string(attempt.outcome);
+    a.emplace_back(std::move(o));
+  }
+  return v;
+}
+
+json::value pause_to_json(const PauseInfo& pause)
+{
+  json::value v;
+  auto& o = v.emplace_object();
+  o["requested"] = pause.requested;
+  o["paused"] = pause.paused;
+  o["since"] = optional_time(pause.since);
+  o["paused_s"] = pause.paused_s;
+  return v;
+}
+
+void lifecycle_to_json(const TaskRecord& r, json::object& o)
+{
+  o["options"] = options_to_json(r.options);
+  o["attempts"] = attempts_to_json(r.attempts);
+  o["retry_at"] = optional_time(r.retry_at);
+  o["rerun_of"] = optional_string(r.rerun_of);
+  o["pause"] = pause_to_json(r.pause);
+  o["paused"] = r.pause.paused;
+  o["cgroup"] = optional_string(r.cgroup);
+  o["memory_peak"] = optional_number(r.memory_peak);
+  o["reason"] = optional_string(r.reason);
+}
+
 // --- Decoding helpers: each throws std::invalid_argument naming the key. ---
 
 [[noreturn]] void bad(std::string_view key, std::string_view what)
@@ -314,6 +398,105 @@ std::vector<TaskEvent> decode_events(const json::value& v)
   return events;
 }
 
+// --- Decoding the lifecycle fields (all optional: older records lack them) ---
+
+std::optional<std::uint64_t> opt_uint(const json::object& o, std::string_view key)
+{
+  const auto* p = find(o, key);
+  return p ? std::optional(get_uint(*p, key)) : std::nullopt;
+}
+
+RetryPolicy decode_retry(const json::object& o)
+{
+  RetryPolicy retry;
+  retry.max_retries = get_int32(require(o, "max_retries"), "retry.max_retries");
+  if (retry.max_retries < 0) {
+    bad("retry.max_retries", "must not be negative");
+  }
+  retry.delay_s = opt_double(o, "delay_s").value_or(0);
+  if (const auto* v = find(o, "on_exit_codes")) {
+    if (!v->is_array()) {
+      bad("retry.on_exit_codes", "expected an array of integers");
+    }
+    for (const auto& code : v->get_array()) {
+      retry.on_exit_codes.push_back(get_int32(code, "retry.on_exit_codes"));
+    }
+  }
+  retry.on_timeout = get_bool(o, "on_timeout");
+  return retry;
+}
+
+LaunchOptions decode_options(const json::object& o)
+{
+  LaunchOptions options;
+  options.max_output = opt_uint(o, "max_output");
+  options.partition = opt_string(o, "partition");
+  options.slurm_time = opt_string(o, "slurm_time");
+  if (const auto* v = find(o, "slurm_args")) {
+    options.slurm_args = get_strings(*v, "options.slurm_args");
+  }
+  if (const auto* v = find(o, "retry")) {
+    options.retry = decode_retry(get_object(*v, "options.retry"));
+  }
+  if (const auto* v = find(o, "limits")) {
+    const auto& limits = get_object(*v, "options.limits");
+    options.limits.memory_max = opt_uint(limits, "memory_max");
+    options.limits.pids_max = opt_uint(limits, "pids_max");
+    options.limits.cpu_max = opt_double(limits, "cpu_max");
+  }
+  return options;
+}
+
+std::vector<Attempt> decode_attempts(const json::value& v)
+{
+  if (!v.is_array()) {
+    bad("attempts", "expected an array");
+  }
+  std::vector<Attempt> attempts;
+  for (const auto& item : v.get_array()) {
+    const auto& o = get_object(item, "attempts[]");
+    Attempt attempt;
+    attempt.number = get_int32(require(o, "number"), "attempts[].number");
+    attempt.started_at = get_time(require(o, "started_at"), "attempts[].started_at");
+    attempt.finished_at = opt_time(o, "finished_at");
+    if (const auto* code = find(o, "exit_code")) {
+      attempt.exit_code = get_int32(*code, "attempts[].exit_code");
+    }
+    if (const auto* sig = find(o, "signal")) {
+      attempt.signal = get_int32(*sig, "attempts[].signal");
+    }
+    attempt.outcome = opt_string(o, "outcome");
+    attempts.push_back(std::move(attempt));
+  }
+  return attempts;
+}
+
+void decode_lifecycle(const json::object& o, TaskRecord& r)
+{
+  if (const auto* v = find(o, "options")) {
+    r.options = decode_options(get_object(*v, "options"));
+  }
+  if (const auto* v = find(o, "attempts")) {
+    r.attempts = decode_attempts(*v);
+  }
+  r.retry_at = opt_time(o, "retry_at");
+  r.rerun_of = opt_string(o, "rerun_of");
+  if (r.rerun_of && !is_task_id(*r.rerun_of)) {
+    bad("rerun_of", "not a task ID");
+  }
+  if (const auto* v = find(o, "pause")) {
+    const auto& p = get_object(*v, "pause");
+    r.pause.requested = get_bool(p, "requested");
+    r.pause.paused = get_bool(p, "paused");
+    r.pause.since = opt_time(p, "since");
+    r.pause.paused_s = opt_double(p, "paused_s").value_or(0);
+  }
+  get_bool(o, "paused"); // a copy of pause.paused for readers; checked, not used
+  r.cgroup = opt_string(o, "cgroup");
+  r.memory_peak = opt_uint(o, "memory_peak");
+  r.reason = opt_string(o, "reason");
+}
+
 TaskRecord decode_object(const json::object& o)
 {
   TaskRecord r;
@@ -409,6 +592,7 @@ TaskRecord decode_object(const json::object& o)
   }
   r.on_exit = opt_string(o, "on_exit");
   r.fingerprint = opt_string(o, "fingerprint");
+  decode_lifecycle(o, r);
   return r;
 }
 
@@ -464,6 +648,7 @@ json::value record_to_json(const TaskRecord& r)
     r.waiting_for ? json::value(waiting_for_name(*r.waiting_for)) : json::value(nullptr);
   o["on_exit"] = optional_string(r.on_exit);
   o["fingerprint"] = optional_string(r.fingerprint);
+  lifecycle_to_json(r, o);
   return v;
 }
 

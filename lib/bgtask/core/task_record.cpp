@@ -31,7 +31,9 @@ void finish_record(TaskRecord& record, TaskState state, std::optional<std::strin
 std::string outcome_text(const TaskRecord& record)
 {
   std::string text(to_string(record.state));
-  if (record.state == TaskState::failed && record.signal) {
+  if (record.state == TaskState::failed && record.reason) {
+    text += " (" + *record.reason + ")";
+  } else if (record.state == TaskState::failed && record.signal) {
     text += " (signal " + std::to_string(*record.signal) + ")";
   } else if (record.state == TaskState::failed && record.exit_code) {
     text += " (exit " + std::to_string(*record.exit_code) + ")";

@@ -74,6 +74,61 @@ struct SlurmJobRef
   std::optional<std::string> cluster; // ClusterName of the controller that accepted it
 };
 
+// --- Lifecycle: retries, rerun, pause and resource limits -----------------
+
+// --retry: when and how often the supervisor runs a failed command again
+// within the same task (retry_policy.hpp decides).
+struct RetryPolicy
+{
+  int max_retries = 0;            // the command runs at most 1 + max_retries times
+  double delay_s = 0;             // --retry-delay: the pause before each new attempt
+  std::vector<int> on_exit_codes; // --retry-on CODES; empty: any failure (exit or signal)
+  bool on_timeout = false;        // --retry-on timed_out: also after a timed-out attempt
+};
+
+// One run of the command within its task, as the supervisor saw it end.
+struct Attempt
+{
+  int number = 1; // 1 for the first run; BGTASK_ATTEMPT in its environment
+  TimePoint started_at;
+  std::optional<TimePoint> finished_at;
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::optional<std::string> outcome; // succeeded, failed, timed_out, cancelled, oom
+};
+
+// --memory-max, --pids-max, --cpu-max: limits on the task's whole process
+// tree, enforced by its own cgroup (proc/cgroup.hpp).
+struct ResourceLimits
+{
+  std::optional<std::uint64_t> memory_max; // bytes
+  std::optional<std::uint64_t> pids_max;   // processes and threads
+  std::optional<double> cpu_max;           // CPUs (0.5 = half of one)
+
+  bool any() const { return memory_max || pids_max || cpu_max; }
+};
+
+// The options of `start` that are not otherwise in the record, kept so that
+// `rerun` can start the same task again (values of --env never are).
+struct LaunchOptions
+{
+  std::optional<std::uint64_t> max_output;
+  std::optional<std::string> partition;  // slurm executor only
+  std::optional<std::string> slurm_time; // slurm executor only
+  std::vector<std::string> slurm_args;   // slurm executor only
+  std::optional<RetryPolicy> retry;
+  ResourceLimits limits;
+};
+
+// Whether the task's processes are stopped by `bgtask pause`.
+struct PauseInfo
+{
+  bool requested = false;         // set by pause, cleared by resume (the supervisor acts)
+  bool paused = false;            // the supervisor stopped the tree
+  std::optional<TimePoint> since; // when the tree was stopped
+  double paused_s = 0;            // total time spent paused before `since`
+};
+
 // One task's record: the content of `ID.status.json`.
 struct TaskRecord
 {
@@ -109,6 +164,15 @@ struct TaskRecord
   std::optional<WaitingFor> waiting_for;  // set while queued
   std::optional<std::string> on_exit;     // --on-exit: shell string run when the task ends
   std::optional<std::string> fingerprint; // keyed hash compared by --dedupe (task_fingerprint.hpp)
+  // Lifecycle (JSON: options, attempts, retry_at, rerun_of, pause, cgroup, memory_peak, reason).
+  LaunchOptions options;
+  std::vector<Attempt> attempts;       // every finished attempt, when retries were asked for
+  std::optional<TimePoint> retry_at;   // set while waiting for the next attempt
+  std::optional<std::string> rerun_of; // `rerun`: the task this one repeats
+  PauseInfo pause;
+  std::optional<std::string> cgroup;        // the task's cgroup while it has one
+  std::optional<std::uint64_t> memory_peak; // bytes, when the kernel reports it
+  std::optional<std::string> reason;        // why it ended, beyond the state: `oom`
 };
 
 // Appends an event, dropping the oldest progress event (else the oldest

@@ -36,6 +36,15 @@ void apply_verdict(TaskRecord& record, Verdict verdict)
       finish_record(record, TaskState::lost, "supervisor died while queued; the command never ran");
       break;
     }
+    if (record.retry_at) {
+      // The last attempt's outcome is in `attempts`; the next never started.
+      const std::string why = "supervisor died between attempts (after attempt " +
+                              std::to_string(record.attempts.size()) + "); no further attempt ran";
+      record.retry_at.reset();
+      add_event(record, "reconciled", why);
+      finish_record(record, TaskState::lost, why);
+      break;
+    }
     add_event(record, "reconciled", "supervisor died; exit status unknown");
     finish_record(record, TaskState::lost, "supervisor died; exit status unknown");
     break;

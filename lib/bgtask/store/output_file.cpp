@@ -165,4 +165,61 @@ void OutputCopier::finish()
   }
 }
 
+std::uint64_t PrefixedLineCopier::copy_from(int fd, std::uint64_t offset)
+{
+  std::string buffer(k_chunk, '\0');
+  for (;;) {
+    const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return offset;
+    }
+    offset += static_cast<std::uint64_t>(n);
+    m_pending.append(buffer.data(), static_cast<std::size_t>(n));
+    emit_lines();
+  }
+}
+
+void PrefixedLineCopier::emit_lines()
+{
+  std::size_t start = 0;
+  for (;;) {
+    const auto newline = m_pending.find('\n', start);
+    if (newline == std::string::npos) {
+      break;
+    }
+    emit_line(std::string_view(m_pending).substr(start, newline - start));
+    start = newline + 1;
+  }
+  while (m_pending.size() - start >= k_max_prefixed_line) {
+    std::size_t piece = k_max_prefixed_line;
+    piece -= incomplete_utf8_tail(std::string_view(m_pending).substr(start, piece));
+    emit_line(std::string_view(m_pending).substr(start, piece));
+    start += piece;
+  }
+  m_pending.erase(0, start);
+}
+
+void PrefixedLineCopier::emit_line(std::string_view line)
+{
+  std::string text = m_prefix;
+  if (m_escape == Escape::yes) {
+    text += escape_for_terminal(line);
+  } else {
+    text += line;
+  }
+  text += '\n';
+  write_stdout(text);
+}
+
+void PrefixedLineCopier::finish()
+{
+  if (!m_pending.empty()) {
+    emit_line(m_pending);
+    m_pending.clear();
+  }
+}
+
 } // namespace bgtask

@@ -53,4 +53,36 @@ private:
   std::string m_pending;
 };
 
+// Copies output to stdout a whole line at a time, each line preceded by a
+// prefix (`output --follow` of several tasks interleaves them so): a line
+// is written with one write(2), escaped for the terminal when `escape` is
+// yes. A line longer than k_max_prefixed_line is written in pieces of that
+// size, each with the prefix.
+class PrefixedLineCopier
+{
+public:
+  PrefixedLineCopier(std::string prefix, Escape escape)
+    : m_prefix(std::move(prefix)),
+      m_escape(escape)
+  {
+  }
+
+  // Copies the complete lines from `offset` to the current end of `fd`;
+  // returns the new offset (a partial last line is held back).
+  std::uint64_t copy_from(int fd, std::uint64_t offset);
+
+  // Writes a held-back partial line, ending it with a newline.
+  void finish();
+
+private:
+  void emit_lines();
+  void emit_line(std::string_view line);
+
+  std::string m_prefix;
+  Escape m_escape;
+  std::string m_pending;
+};
+
+inline constexpr std::size_t k_max_prefixed_line = 64 * 1024;
+
 } // namespace bgtask

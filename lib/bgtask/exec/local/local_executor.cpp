@@ -151,11 +151,7 @@ void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds g
     add_event(loaded.record, "cancel_requested");
     save_record(dir, loaded.record);
   }
-  const UniqueFd pidfd = open_pidfd(record.owner->pid);
-  if (pidfd && is_same_process(record.owner->pid, record.owner->start_time, record.owner->pid) &&
-      !lock->try_take_ownership()) {
-    send_signal(pidfd, SIGTERM);
-  }
+  signal_supervisor(record, *lock, SIGTERM);
 }
 
 // Stops a task whose supervisor is gone and records it as cancelled.

@@ -8,6 +8,7 @@
 
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
+#include <bgtask/exec/local/retry_policy.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/task_gate.hpp>
 #include <bgtask/proc/child_exec.hpp>
@@ -23,10 +24,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -95,12 +98,13 @@ void redirect_stdio_to_null()
   }
 }
 
-std::vector<std::string> build_environment(const LaunchRequest& request, const std::string& dir)
+std::vector<std::string> build_environment(const LaunchRequest& request, const std::string& dir,
+                                           int attempt)
 {
   std::vector<std::string> env;
   const auto overridden = [&](std::string_view entry) {
     const auto name = entry.substr(0, entry.find('=') + 1);
-    if (name == "BGTASK_ID=" || name == "BGTASK_DIR=") {
+    if (name == "BGTASK_ID=" || name == "BGTASK_DIR=" || name == "BGTASK_ATTEMPT=") {
       return true;
     }
     return std::any_of(request.env_additions.begin(), request.env_additions.end(),
@@ -114,6 +118,7 @@ std::vector<std::string> build_environment(const LaunchRequest& request, const s
   env.insert(env.end(), request.env_additions.begin(), request.env_additions.end());
   env.push_back("BGTASK_ID=" + request.record.id);
   env.push_back("BGTASK_DIR=" + dir);
+  env.push_back("BGTASK_ATTEMPT=" + std::to_string(attempt));
   return env;
 }
 
@@ -196,7 +201,36 @@ bool update_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback, Cha
   return false;
 }
 
+// Writes an intermediate record (a new attempt, a pending retry): re-reads
+// it under the update lock and applies `change`. Best effort: on failure
+// the supervisor goes on, and the final record is written as usual.
+template <typename Change>
+void update_running_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record, Change change)
+{
+  try {
+    UpdateLockGuard guard(lock);
+    auto loaded = load_record(dir, record.id);
+    TaskRecord current = loaded.status == LoadStatus::ok ? std::move(loaded.record) : record;
+    change(current);
+    save_record(dir, current);
+    record = std::move(current);
+  } catch (const Error&) {
+    change(record);
+  }
+}
+
 enum class Stopping { no, cancel, timeout };
+
+// Marks the pause of a record as over, adding its time to `paused_s`.
+void end_pause(TaskRecord& record)
+{
+  if (record.pause.paused && record.pause.since) {
+    record.pause.paused_s += static_cast<double>((now() - *record.pause.since).count()) / 1000.0;
+  }
+  record.pause.paused = false;
+  record.pause.requested = false;
+  record.pause.since.reset();
+}
 
 class Supervision
 {
@@ -211,26 +245,27 @@ public:
   {
   }
 
-  // Runs until the command exits; returns its wait status.
+  // Runs until the command exits; returns its wait status. The timeout's
+  // clock stands still while the task is paused.
   int run()
   {
-    const auto start = SteadyClock::now();
-    std::optional<SteadyClock::time_point> timeout_at;
     if (m_plan.request.timeout) {
-      timeout_at = start + *m_plan.request.timeout;
+      m_timeout_at = SteadyClock::now() + *m_plan.request.timeout;
     }
     std::optional<int> status;
     while (!status) {
       const auto now = SteadyClock::now();
-      if (m_stopping == Stopping::no && timeout_at && now >= *timeout_at) {
+      const bool timing = m_stopping == Stopping::no && !m_paused;
+      if (timing && m_timeout_at && now >= *m_timeout_at) {
         begin_stop(Stopping::timeout, m_plan.request.grace);
       }
       if (m_kill_at && now >= *m_kill_at) {
         signal_tree(SIGKILL);
         m_kill_at.reset();
       }
-      const auto next =
-        m_kill_at ? m_kill_at : (m_stopping == Stopping::no ? timeout_at : std::nullopt);
+      const auto next = m_kill_at
+                          ? m_kill_at
+                          : (m_stopping == Stopping::no && !m_paused ? m_timeout_at : std::nullopt);
       int wait_ms = -1;
       if (next) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - SteadyClock::now());
@@ -271,6 +306,10 @@ private:
             child_status = status;
           }
         }
+      } else if (info.ssi_signo == SIGUSR1) {
+        if (m_stopping == Stopping::no) {
+          follow_pause_request();
+        }
       } else if (m_stopping == Stopping::no) {
         begin_stop(Stopping::cancel, requested_grace());
       }
@@ -292,7 +331,47 @@ private:
   {
     m_stopping = why;
     signal_tree(SIGTERM);
+    if (m_paused) {
+      signal_tree(SIGCONT); // a stopped process acts on TERM only once continued
+      m_paused = false;
+    }
     m_kill_at = SteadyClock::now() + grace;
+  }
+
+  // `pause` or `resume` changed the record's pause request: stop or continue
+  // the whole tree, move the timeout by the time spent paused, and record
+  // the new state (the command waits for it).
+  void follow_pause_request()
+  {
+    const auto loaded = load_record(m_dir, m_plan.request.record.id);
+    if (loaded.status != LoadStatus::ok) {
+      return;
+    }
+    const bool want = loaded.record.pause.requested;
+    if (want && !m_paused) {
+      // Twice: a process forking during the first round has a child that escaped it.
+      signal_tree(SIGSTOP);
+      signal_tree(SIGSTOP);
+      m_paused = true;
+      m_paused_at = SteadyClock::now();
+    } else if (!want && m_paused) {
+      signal_tree(SIGCONT);
+      m_paused = false;
+      if (m_timeout_at) {
+        *m_timeout_at += SteadyClock::now() - m_paused_at;
+      }
+    }
+    update_running_record(m_dir, m_plan.lock, m_plan.request.record, [&](TaskRecord& r) {
+      if (m_paused && !r.pause.paused) {
+        r.pause.paused = true;
+        r.pause.since = now();
+        add_event(r, "paused");
+      } else if (!m_paused && r.pause.paused) {
+        end_pause(r);
+        add_event(r, "resumed");
+      }
+      r.pause.requested = m_paused;
+    });
   }
 
   void signal_tree(int sig) { signal_processes(m_child, find_descendants(::getpid()), sig); }
@@ -322,6 +401,9 @@ private:
   OutputCapture* m_capture; // null when the command writes ID.output itself
   Stopping m_stopping = Stopping::no;
   std::optional<SteadyClock::time_point> m_kill_at;
+  std::optional<SteadyClock::time_point> m_timeout_at;
+  bool m_paused = false;
+  SteadyClock::time_point m_paused_at;
 };
 
 void apply_outcome(TaskRecord& record, int status, Stopping stopping, const LaunchRequest& request)
@@ -348,6 +430,300 @@ void apply_outcome(TaskRecord& record, int status, Stopping stopping, const Laun
   }
 }
 
+// A command forked for one attempt, blocked until released.
+struct Spawned
+{
+  pid_t pid = -1;
+  UniqueFd go;
+  UniqueFd exec_errors;
+};
+
+// Forks the command for attempt `number` in its own process group; it
+// waits on the go pipe. Pid -1 (errno set) if a pipe or the fork failed.
+Spawned spawn_command(const TaskDir& dir, const SupervisorPlan& plan, int number, int output_fd)
+{
+  int go_pipe[2];
+  int error_pipe[2];
+  if (::pipe2(go_pipe, O_CLOEXEC) != 0) {
+    return {};
+  }
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
+    ::close(go_pipe[0]);
+    ::close(go_pipe[1]);
+    return {};
+  }
+  auto env = build_environment(plan.request, dir.path(), number);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(go_pipe[1]);
+    ::close(error_pipe[0]);
+    exec_command(plan.request, std::move(env), go_pipe[0], error_pipe[1], output_fd,
+                 plan.caller_umask);
+  }
+  const int fork_error = errno;
+  ::close(go_pipe[0]);
+  ::close(error_pipe[1]);
+  Spawned spawned{child, UniqueFd(go_pipe[1]), UniqueFd(error_pipe[0])};
+  if (child < 0) {
+    errno = fork_error;
+    return Spawned{};
+  }
+  ::setpgid(child, child);
+  return spawned;
+}
+
+// Lets a spawned command exec; returns how exec failed, or nullopt if it runs.
+std::optional<ExecFailure> release_command(Spawned& spawned)
+{
+  write_fully(spawned.go.get(), "g");
+  spawned.go.close();
+  ExecFailure failure{};
+  ssize_t got = 0;
+  while ((got = ::read(spawned.exec_errors.get(), &failure, sizeof(failure))) < 0 &&
+         errno == EINTR) {
+  }
+  spawned.exec_errors.close();
+  if (got == static_cast<ssize_t>(sizeof(failure))) {
+    return failure;
+  }
+  return std::nullopt;
+}
+
+AttemptResult attempt_result(int status, Stopping stopping)
+{
+  AttemptResult result;
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  result.end = stopping == Stopping::cancel    ? AttemptEnd::cancelled
+               : stopping == Stopping::timeout ? AttemptEnd::timed_out
+               : result.exit_code == 0         ? AttemptEnd::succeeded
+                                               : AttemptEnd::failed;
+  return result;
+}
+
+// Runs the command once, or (with --retry) until an attempt needs no retry:
+// each attempt is forked, named in the record and released; between
+// attempts the record says when the next one starts, and a cancel ends
+// the wait.
+class Attempts
+{
+public:
+  using Report = std::function<void(const std::string&)>;
+
+  Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputCapture* capture,
+           UniqueFd capture_input, Report report)
+    : m_dir(dir),
+      m_plan(plan),
+      m_signal_fd(signal_fd),
+      m_capture(capture),
+      m_capture_input(std::move(capture_input)),
+      m_report(std::move(report))
+  {
+  }
+
+  // The wait status of the last attempt and why it was stopped.
+  std::pair<int, Stopping> run()
+  {
+    const auto& policy = m_plan.request.record.options.retry;
+    for (m_number = 1;; ++m_number) {
+      const int status = run_one();
+      const AttemptResult result = attempt_result(status, m_stopping);
+      m_last = result;
+      if (!should_retry(policy, m_number, result)) {
+        return {status, m_stopping};
+      }
+      record_attempt_and_schedule(result);
+      if (!wait_before_retry()) {
+        return {status, Stopping::cancel};
+      }
+    }
+  }
+
+  // Adds the last attempt to `record` (only when retries were asked for).
+  void apply_last(TaskRecord& record) const
+  {
+    record.retry_at.reset();
+    end_pause(record);
+    if (record.options.retry && m_last) {
+      record.attempts.push_back(finished_attempt(*m_last));
+    }
+  }
+
+private:
+  int command_output() const
+  {
+    return m_capture_input ? m_capture_input.get() : m_plan.output.get();
+  }
+
+  [[noreturn]] void fail_before_running(const std::string& reason, int code)
+  {
+    if (m_number == 1) {
+      m_report("1\n" + reason);
+      ::_exit(1);
+    }
+    TaskRecord& record = m_plan.request.record;
+    update_record(
+      m_dir, m_plan.lock, record,
+      [&](TaskRecord& r) {
+        r.retry_at.reset();
+        r.exit_code = code;
+        finish_record(r, TaskState::failed, reason);
+      },
+      8);
+    run_exit_hook(m_dir, m_plan.lock, record);
+    ::_exit(0);
+  }
+
+  // Names the forked command in the record: the first record of the task,
+  // or the start of a further attempt.
+  void record_start(pid_t child)
+  {
+    TaskRecord& record = m_plan.request.record;
+    const ChildIdentity identity{child, child,
+                                 read_process_stat(child).value_or(ProcessStat{}).start_time};
+    m_started_at = now();
+    if (m_number > 1) {
+      update_running_record(m_dir, m_plan.lock, record, [&](TaskRecord& r) {
+        r.child = identity;
+        r.retry_at.reset();
+        end_pause(r);
+        add_event(r, "attempt_started", "attempt " + std::to_string(m_number));
+      });
+      return;
+    }
+    if (!record.owner) {
+      record.owner = OwnerIdentity{::getpid(), random_token(),
+                                   read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
+                                   current_boot_id(), current_host_name()};
+    }
+    record.child = identity;
+    record.state = TaskState::running;
+    record.started_at = m_started_at;
+    add_event(record, "started");
+    try {
+      save_started_record(m_dir, m_plan.lock, record);
+    } catch (const Error& e) {
+      ::kill(child, SIGKILL);
+      if (load_record(m_dir, record.id).status == LoadStatus::missing) {
+        // No record names the task: leave nothing of it behind.
+        ::unlinkat(m_dir.fd(), output_file_name(record.id).c_str(), 0);
+        ::unlinkat(m_dir.fd(), lock_file_name(record.id).c_str(), 0);
+      }
+      m_report(std::string("1\n") + e.what());
+      ::_exit(1);
+    }
+  }
+
+  // An exec that failed ends the task as failed (126 or 127), without retries.
+  [[noreturn]] void finish_exec_failure(pid_t child, const ExecFailure& failure)
+  {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+    const auto reason = describe_exec_failure(m_plan.request, failure);
+    TaskRecord& record = m_plan.request.record;
+    update_record(
+      m_dir, m_plan.lock, record,
+      [&](TaskRecord& r) {
+        r.exit_code = code;
+        finish_record(r, TaskState::failed, reason);
+      },
+      8);
+    if (m_number == 1) {
+      m_report(std::to_string(code) + "\n" + reason);
+    }
+    run_exit_hook(m_dir, m_plan.lock, record);
+    ::_exit(0);
+  }
+
+  int run_one()
+  {
+    Spawned spawned = spawn_command(m_dir, m_plan, m_number, command_output());
+    if (spawned.pid < 0) {
+      fail_before_running("cannot start the command: " + std::string(std::strerror(errno)), 1);
+    }
+    if (!m_plan.request.record.options.retry) {
+      m_capture_input.close(); // the capture then sees the end of the output
+    }
+    record_start(spawned.pid);
+    if (const auto failure = release_command(spawned)) {
+      finish_exec_failure(spawned.pid, *failure);
+    }
+    if (m_number == 1) {
+      m_report("0\n");
+      release_unused_memory(); // what the CLI left behind, now that `start` has its answer
+    }
+    Supervision supervision(m_dir, m_plan, spawned.pid, m_signal_fd, m_capture);
+    const int status = supervision.run();
+    m_stopping = supervision.stopping();
+    return status;
+  }
+
+  Attempt finished_attempt(const AttemptResult& result) const
+  {
+    return Attempt{m_number,         m_started_at,  now(),
+                   result.exit_code, result.signal, std::string(attempt_end_name(result.end))};
+  }
+
+  void record_attempt_and_schedule(const AttemptResult& result)
+  {
+    const double delay_s = m_plan.request.record.options.retry->delay_s;
+    m_retry_at = SteadyClock::now() + Milliseconds(std::llround(delay_s * 1000));
+    update_running_record(m_dir, m_plan.lock, m_plan.request.record, [&](TaskRecord& r) {
+      r.attempts.push_back(finished_attempt(result));
+      r.exit_code = result.exit_code;
+      r.signal = result.signal;
+      r.retry_at = now() + Milliseconds(std::llround(delay_s * 1000));
+      add_event(r, "retry_scheduled",
+                "attempt " + std::to_string(m_number) + " " + attempt_end_name(result.end));
+    });
+    m_last.reset();
+  }
+
+  // Sleeps until the next attempt is due; false if a cancel came first.
+  bool wait_before_retry()
+  {
+    for (;;) {
+      const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(m_retry_at - SteadyClock::now());
+      if (left.count() <= 0) {
+        return true;
+      }
+      pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
+      if (::poll(fds, 2, static_cast<int>(std::min<std::int64_t>(left.count(), 3600000))) <= 0) {
+        continue;
+      }
+      if (fds[1].revents != 0) {
+        m_capture->drain();
+      }
+      signalfd_siginfo info{};
+      while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {
+        if (info.ssi_signo == SIGCHLD) {
+          while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+          }
+        } else if (info.ssi_signo != SIGUSR1) { // nothing runs to pause between attempts
+          return false;
+        }
+      }
+    }
+  }
+
+  const TaskDir& m_dir;
+  SupervisorPlan& m_plan;
+  int m_signal_fd;
+  OutputCapture* m_capture;
+  UniqueFd m_capture_input; // kept open across attempts when retries may follow
+  Report m_report;
+  int m_number = 1;
+  Stopping m_stopping = Stopping::no;
+  TimePoint m_started_at;
+  std::optional<AttemptResult> m_last;
+  SteadyClock::time_point m_retry_at;
+};
+
 } // namespace
 
 void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
@@ -365,7 +741,7 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
 
   sigset_t handled;
   sigemptyset(&handled);
-  for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+  for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1}) {
     sigaddset(&handled, sig);
   }
   ::sigprocmask(SIG_BLOCK, &handled, nullptr);
@@ -388,9 +764,7 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     ::_exit(1);
   }
 
-  int go_pipe[2];
-  int error_pipe[2];
-  if (!signal_fd || ::pipe2(go_pipe, O_CLOEXEC) != 0 || ::pipe2(error_pipe, O_CLOEXEC) != 0) {
+  if (!signal_fd) {
     report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
     ::_exit(1);
   }
@@ -415,78 +789,9 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     capture.emplace(UniqueFd(output_pipe[0]), plan.output.get(), *request.max_output);
     capture_input = UniqueFd(output_pipe[1]);
   }
-  const int command_output = capture ? capture_input.get() : plan.output.get();
-  auto env = build_environment(request, dir.path());
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::close(go_pipe[1]);
-    ::close(error_pipe[0]);
-    exec_command(request, std::move(env), go_pipe[0], error_pipe[1], command_output,
-                 plan.caller_umask);
-  }
-  capture_input.close();
-  ::close(go_pipe[0]);
-  ::close(error_pipe[1]);
-  UniqueFd go(go_pipe[1]);
-  UniqueFd exec_errors(error_pipe[0]);
-  if (child < 0) {
-    report("1\ncannot fork: " + std::string(std::strerror(errno)));
-    ::_exit(1);
-  }
-  ::setpgid(child, child);
-
-  if (!record.owner) {
-    record.owner = OwnerIdentity{::getpid(), random_token(),
-                                 read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
-                                 current_boot_id(), current_host_name()};
-  }
-  record.child =
-    ChildIdentity{child, child, read_process_stat(child).value_or(ProcessStat{}).start_time};
-  record.state = TaskState::running;
-  record.started_at = now();
-  add_event(record, "started");
-  try {
-    save_started_record(dir, plan.lock, record);
-  } catch (const Error& e) {
-    ::kill(child, SIGKILL);
-    if (load_record(dir, record.id).status == LoadStatus::missing) {
-      // No record names the task: leave nothing of it behind.
-      ::unlinkat(dir.fd(), output_file_name(record.id).c_str(), 0);
-      ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
-    }
-    report(std::string("1\n") + e.what());
-    ::_exit(1);
-  }
-
-  write_fully(go.get(), "g");
-  go.close();
-  ExecFailure failure{};
-  ssize_t got = 0;
-  while ((got = ::read(exec_errors.get(), &failure, sizeof(failure))) < 0 && errno == EINTR) {
-  }
-  exec_errors.close();
-  if (got == static_cast<ssize_t>(sizeof(failure))) {
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
-    const auto reason = describe_exec_failure(request, failure);
-    update_record(
-      dir, plan.lock, record,
-      [&](TaskRecord& r) {
-        r.exit_code = code;
-        finish_record(r, TaskState::failed, reason);
-      },
-      8);
-    report(std::to_string(code) + "\n" + reason);
-    slot.reset();
-    run_exit_hook(dir, plan.lock, record);
-    ::_exit(0);
-  }
-  report("0\n");
-  release_unused_memory(); // what the CLI left behind, now that `start` has its answer
-
-  Supervision supervision(dir, plan, child, signal_fd.get(), capture ? &*capture : nullptr);
-  const int status = supervision.run();
+  Attempts attempts(dir, plan, signal_fd.get(), capture ? &*capture : nullptr,
+                    std::move(capture_input), report);
+  const auto [status, stopping] = attempts.run();
   slot.reset(); // the queue's next task may start once this record is final
   struct stat st
   {
@@ -504,7 +809,8 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
           add_event(r, "output_error", capture->write_error());
         }
       }
-      apply_outcome(r, status, supervision.stopping(), request);
+      attempts.apply_last(r);
+      apply_outcome(r, status, stopping, request);
     },
     12);
   run_exit_hook(dir, plan.lock, record);

@@ -309,12 +309,13 @@ private:
     }
   }
 
-  // Reads pending signals; true if one asks to cancel (anything but SIGCHLD).
+  // Reads pending signals; true if one asks to cancel (anything but SIGCHLD
+  // and SIGUSR1, which asks a running task to pause or resume).
   bool read_signals()
   {
     signalfd_siginfo info{};
     while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {
-      if (info.ssi_signo != SIGCHLD) {
+      if (info.ssi_signo != SIGCHLD && info.ssi_signo != SIGUSR1) {
         m_cancelled = true;
       }
     }

@@ -57,4 +57,17 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock)
   return liveness;
 }
 
+bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig)
+{
+  if (!record.owner) {
+    return false;
+  }
+  const UniqueFd pidfd = open_pidfd(record.owner->pid);
+  if (!pidfd || !is_same_process(record.owner->pid, record.owner->start_time, record.owner->pid) ||
+      lock.try_take_ownership()) {
+    return false;
+  }
+  return send_signal(pidfd, sig) == 0;
+}
+
 } // namespace bgtask

@@ -20,4 +20,9 @@ bool command_alive(const TaskRecord& record);
 // rewrite the record alone.
 Liveness judge_liveness(const TaskRecord& record, TaskLock* lock);
 
+// Sends `sig` to the task's supervisor if it is provably the live owner of
+// the task: its pidfd, start time and session match the record and it holds
+// `lock`. False (nothing sent) otherwise.
+bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig);
+
 } // namespace bgtask

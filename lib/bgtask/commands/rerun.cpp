@@ -1,0 +1,71 @@
+#include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/start_options.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
+
+#include <algorithm>
+#include <iostream>
+
+namespace bgtask {
+
+namespace {
+
+constexpr CommandSyntax k_syntax{
+  "rerun", "ID [--env K=V|NAME]... [--env-file FILE]",
+  "Starts a new task with the command, directory, name and options of task ID and prints\n"
+  "its ID. Values of --env are never stored: give them again; stderr names those the\n"
+  "original had that were not given."};
+
+// The names `original` was started with that `entries` do not set.
+std::vector<std::string> missing_env_names(const TaskRecord& original,
+                                           const std::vector<std::string>& entries)
+{
+  std::vector<std::string> missing;
+  for (const auto& name : original.env_names) {
+    const bool given = std::any_of(entries.begin(), entries.end(),
+                                   [&](const std::string& e) { return e.starts_with(name + "="); });
+    if (!given) {
+      missing.push_back(name);
+    }
+  }
+  return missing;
+}
+
+} // namespace
+
+int run_rerun(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("Options");
+  add_env_options(options);
+  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::one, args);
+  if (!parsed) {
+    return 0;
+  }
+  auto env = env_from_options(parsed->vm);
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskRecord original = load_current_record(dir, resolve_task_id(dir, parsed->ids.front()));
+  const auto missing = missing_env_names(original, env);
+  StartResult result = start_task(dir, plan_for_rerun(original, std::move(env)));
+  if (result.launch.exit_code != 0 && load_record(dir, result.id).status == LoadStatus::missing) {
+    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error);
+  }
+  std::cout << result.id << std::endl;
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& name : missing) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    std::cerr << "bgtask: task " << original.id << " was started with --env " << names
+              << "; not given to this rerun: " << names << " (values are never stored)\n";
+  }
+  if (result.launch.exit_code != 0) {
+    throw Error(static_cast<ExitCode>(result.launch.exit_code),
+                "task " + result.id + " failed to start: " + result.launch.error);
+  }
+  return 0;
+}
+
+} // namespace bgtask

@@ -1,0 +1,71 @@
+#include <bgtask/exec/local/pause_control.hpp>
+#include <bgtask/exec/local/task_liveness.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/utf8.hpp>
+
+#include <cerrno>
+#include <csignal>
+
+namespace bgtask {
+
+namespace {
+
+// Why `record` cannot be paused or resumed now, or empty.
+std::string refusal(const TaskRecord& record)
+{
+  if (record.executor != "local") {
+    return "runs under the " + record.executor + " executor (only local tasks pause)";
+  }
+  if (record.state != TaskState::running) {
+    return "is " + std::string(to_string(record.state)) + ", not running";
+  }
+  if (record.unsupervised || !record.owner) {
+    return "has no live supervisor";
+  }
+  if (record.owner->host != to_valid_utf8(current_host_name())) {
+    return "runs on host " + record.owner->host;
+  }
+  if (record.retry_at) {
+    return "waits between attempts; nothing runs to pause";
+  }
+  return {};
+}
+
+} // namespace
+
+void request_pause_change(const TaskDir& dir, const TaskRecord& record, PauseAction action)
+{
+  const std::string verb = action == PauseAction::pause ? "pause" : "resume";
+  if (const auto why = refusal(record); !why.empty()) {
+    throw Error(ExitCode::failure, "cannot " + verb + " task " + record.id + ": it " + why);
+  }
+  auto lock = TaskLock::open_existing(dir, record.id);
+  if (!lock) {
+    throw_system("cannot " + verb + " task " + record.id + ": cannot open its lock", errno);
+  }
+  {
+    UpdateLockGuard guard(*lock);
+    auto loaded = load_record(dir, record.id);
+    if (loaded.status != LoadStatus::ok) {
+      throw Error(ExitCode::failure, "cannot " + verb + " task " + record.id + ": " +
+                                       (loaded.status == LoadStatus::missing
+                                          ? std::string("its record disappeared")
+                                          : "cannot read its record: " + loaded.reason));
+    }
+    if (const auto why = refusal(loaded.record); !why.empty()) {
+      throw Error(ExitCode::failure, "cannot " + verb + " task " + record.id + ": it " + why);
+    }
+    loaded.record.pause.requested = action == PauseAction::pause;
+    add_event(loaded.record, verb + "_requested");
+    save_record(dir, loaded.record);
+  }
+  if (!signal_supervisor(record, *lock, SIGUSR1)) {
+    throw Error(ExitCode::failure,
+                "cannot " + verb + " task " + record.id + ": its supervisor is gone");
+  }
+}
+
+} // namespace bgtask
