@@ -40,7 +40,7 @@ q1=$(bg start --queue w --slots 2 -c "while [ ! -e '$hold' ]; do sleep 0.05; don
 q2=$(bg start --queue w -c "while [ ! -e '$hold' ]; do sleep 0.05; done; exit 4")
 q3=$(bg start --queue w -- true) # waits for a slot
 rc=0; bg wait --queue w --timeout 1s >/dev/null 2>&1 || rc=$?
-[ "$rc" = 124 ] || fail "wait --queue returned before its tasks ended: $rc"
+[ "$rc" = 4 ] || fail "wait --queue returned before its tasks ended: $rc"
 summary=$(bg list --summary --queue w)
 [ "$summary" = "queued=1 running=2 succeeded=0 failed=0 cancelled=0 timed_out=0 lost=0 corrupt=0 paused=0 total=3" ] ||
   fail "summary while running: $summary"
