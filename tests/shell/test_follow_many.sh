@@ -20,7 +20,7 @@ sort "$WORK/out" >"$WORK/sorted"
 printf '%s\n' "$c| three" "alpha| one" "alpha| two" "beta| x" "beta| y" | sort >"$WORK/expected"
 diff "$WORK/expected" "$WORK/sorted" >&2 || fail "follow output: $(cat "$WORK/out")"
 grep -n "" "$WORK/out" | grep -F "alpha| one" >/dev/null || true
-[ "$(grep -n 'alpha| ' "$WORK/out" | head -1 | cut -d: -f2-)" = "alpha| one" ] || fail "alpha's lines out of order"
+[ "$(grep -n 'alpha| ' "$WORK/out" | sed -n 1p | cut -d: -f2-)" = "alpha| one" ] || fail "alpha's lines out of order"
 
 # --queue and --name select the same tasks; finished tasks replay whole.
 rc=0; bg output --follow --queue batch >"$WORK/out2" || rc=$?
