@@ -86,13 +86,13 @@ std::vector<std::string> read_env_file(const std::string& path)
   return entries;
 }
 
-// The output cap: --max-output, else $BGTASK_MAX_OUTPUT; none if neither is
-// set or the value is `none`.
+// The output cap: --max-output, else $BGTASK_MAX_OUTPUT, else
+// k_default_max_output; none if the value is `none`.
 std::optional<std::uint64_t> output_limit(const std::optional<std::string>& option)
 {
   const char* env = std::getenv("BGTASK_MAX_OUTPUT");
   if (!option && (env == nullptr || *env == '\0')) {
-    return std::nullopt;
+    return k_default_max_output;
   }
   const std::string text = option ? *option : env;
   if (text == "none") {
@@ -370,7 +370,8 @@ void add_start_options(po::options_description& options)
                         "stop the command after DUR (state timed_out)")(
     "grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")(
     "max-output", po::value<std::string>()->value_name("SIZE"),
-    "keep at most SIZE bytes of output (e.g. 10M; `none`; default $BGTASK_MAX_OUTPUT)")(
+    "keep the first and the last SIZE/2 bytes of output (e.g. 10M; `none`; default\n"
+    "$BGTASK_MAX_OUTPUT, else 64M)")(
     "executor", po::value<std::string>()->value_name("NAME"),
     "where to run: local (default, or $BGTASK_EXECUTOR) or slurm (a batch job)")(
     "partition", po::value<std::string>()->value_name("P"), "slurm: the partition to submit to")(

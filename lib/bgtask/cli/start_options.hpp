@@ -3,6 +3,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/core/launch_request.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +29,10 @@ void add_env_options(po::options_description& options);
 // this process's environment. Throws Error(usage) for a malformed entry, an
 // unreadable file or an unset NAME; messages never show a value.
 std::vector<std::string> env_from_options(const po::variables_map& vm);
+
+// The output bound of a task started without --max-output and
+// $BGTASK_MAX_OUTPUT (README, "--max-output").
+inline constexpr std::uint64_t k_default_max_output = 64 * 1024 * 1024;
 
 // Adds the options of `start` to `options`.
 void add_start_options(po::options_description& options);

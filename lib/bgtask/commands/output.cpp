@@ -1,8 +1,11 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
+#include <bgtask/cli/output_slice_json.hpp>
 #include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
+#include <bgtask/core/output_cursor.hpp>
+#include <bgtask/exec/output_slice.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/interrupts.hpp>
@@ -10,9 +13,11 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,12 +27,16 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "output", "ID [--follow] [--tail N] [--raw] | --follow ID... [--name N] [--queue Q]",
+  "output",
+  "ID [--follow] [--tail N] [--raw] | --follow ID... [--name N] [--queue Q] |\n"
+  "       ID [--since CURSOR] [--max-bytes N] [--json] [--raw]",
   "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
   "`wait` would; exits 141 as soon as a pipe's reader goes away (`| head -1`), and 5 on\n"
   "Ctrl-C. With several tasks (IDs, --name, --queue) --follow interleaves their lines,\n"
   "each after `NAME| ` (or `ID| `), until all have ended. On a terminal, control characters\n"
-  "are escaped unless --raw is given."};
+  "are escaped unless --raw is given. With --since or --json, prints what was written\n"
+  "after CURSOR (default: the start), at most --max-bytes, and the cursor to continue\n"
+  "from (in the JSON, or on stderr)."};
 
 constexpr Milliseconds k_remote_output_poll{1000};
 
@@ -106,6 +115,39 @@ int follow_many(const TaskDir& dir, const std::vector<std::string>& ids,
   return combined_exit_status(records);
 }
 
+// --since, --max-bytes, --json: one slice of the output after a cursor.
+int print_slice(const TaskDir& dir, const std::string& id, const po::variables_map& vm)
+{
+  std::uint64_t from = 0;
+  if (const auto since = optional_value<std::string>(vm, "since")) {
+    const auto offset = decode_output_cursor(id, *since);
+    if (!offset) {
+      throw_usage("invalid cursor '" + escape_for_terminal(*since, KeepNewlines::no) +
+                  "' for task " + id + ": use a cursor that `output --since` or `--json` printed");
+    }
+    from = *offset;
+  }
+  std::size_t max_bytes = k_default_slice_bytes;
+  if (const auto text = optional_value<std::string>(vm, "max-bytes")) {
+    max_bytes = parse_count(*text, "--max-bytes");
+    if (max_bytes < 1 || max_bytes > k_max_slice_bytes) {
+      throw_usage("--max-bytes must be between 1 and " + std::to_string(k_max_slice_bytes));
+    }
+  }
+  const OutputSlice slice = read_output_slice(dir, id, from, max_bytes);
+  const bool raw = vm.count("raw") != 0;
+  if (vm.count("json") != 0) {
+    print_json(output_slice_to_json(slice, raw ? Controls::keep : Controls::strip));
+    return 0;
+  }
+  OutputCopier copier(!raw && stdout_is_terminal() ? Escape::yes : Escape::no);
+  copier.write(slice.dropped, slice.data);
+  copier.finish();
+  std::fprintf(stderr, "bgtask: cursor %s%s\n", encode_output_cursor(id, slice.next).c_str(),
+               slice.complete ? " (complete)" : "");
+  return 0;
+}
+
 } // namespace
 
 int run_output(const GlobalOptions& global, const std::vector<std::string>& args)
@@ -113,7 +155,12 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
   po::options_description options("Options");
   options.add_options()("follow,f", "keep printing new output until the task ends")(
     "tail", po::value<std::string>(),
-    "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal");
+    "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal")(
+    "since", po::value<std::string>()->value_name("CURSOR"),
+    "print only what was written after CURSOR")(
+    "max-bytes", po::value<std::string>()->value_name("N"),
+    "with --since/--json: at most N bytes (default 65536)")(
+    "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON");
   add_selection_options(options);
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::any, args);
   if (!parsed) {
@@ -138,6 +185,16 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
     return follow_many(dir, select_tasks(dir, vm, parsed->ids), tail, escape);
   }
   const std::string id = resolve_task_id(dir, parsed->ids.front());
+  const bool slice = vm.count("since") != 0 || vm.count("json") != 0;
+  if (slice && (follow || tail_text)) {
+    throw_usage("--since and --json do not go with --follow or --tail");
+  }
+  if (!slice && vm.count("max-bytes") != 0) {
+    throw_usage("--max-bytes needs --since or --json");
+  }
+  if (slice) {
+    return print_slice(dir, id, vm);
+  }
   TaskRecord record = load_current_record(dir, id);
 
   const UniqueFd fd = open_output_file(dir, id);

@@ -568,6 +568,9 @@ TaskRecord decode_object(const json::object& o)
     if (const auto* d = find(out, "dropped_bytes")) {
       r.output.dropped_bytes = get_uint(*d, "output.dropped_bytes");
     }
+    if (const auto* d = find(out, "dropped_at"); d && !d->is_null()) {
+      r.output.dropped_at = get_uint(*d, "output.dropped_at");
+    }
   }
   r.queue = opt_string(o, "queue");
   if (r.queue && !is_queue_name(*r.queue)) {
@@ -641,6 +644,11 @@ json::value record_to_json(const TaskRecord& r)
   out["bytes"] = r.output.bytes;
   out["truncated"] = r.output.truncated;
   out["dropped_bytes"] = r.output.dropped_bytes;
+  if (r.output.dropped_at) {
+    out["dropped_at"] = *r.output.dropped_at;
+  } else {
+    out["dropped_at"] = nullptr;
+  }
   o["output"] = std::move(out);
   o["queue"] = optional_string(r.queue);
   o["after"] = strings_to_json(r.after);

@@ -55,6 +55,9 @@ struct OutputInfo
   std::uint64_t bytes = 0;
   bool truncated = false;          // output went past --max-output (or the file could not take it)
   std::uint64_t dropped_bytes = 0; // how much of it was not kept
+  // Where the dropped bytes began in the output stream (the end of the kept
+  // head); unset when nothing was dropped.
+  std::optional<std::uint64_t> dropped_at;
 };
 
 // A request by `cancel`, read by the supervisor when it is signalled.

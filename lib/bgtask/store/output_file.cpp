@@ -3,6 +3,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -30,21 +31,6 @@ void write_stdout(std::string_view data)
   }
 }
 
-// How many bytes at the end of `bytes` start a UTF-8 sequence that is not complete yet.
-std::size_t incomplete_utf8_tail(std::string_view bytes)
-{
-  const std::size_t look = std::min<std::size_t>(3, bytes.size());
-  for (std::size_t back = 1; back <= look; ++back) {
-    const auto byte = static_cast<unsigned char>(bytes[bytes.size() - back]);
-    if ((byte & 0xC0) == 0x80) {
-      continue;
-    }
-    const std::size_t need = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
-}
-
 } // namespace
 
 UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
@@ -70,6 +56,61 @@ UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
   return fd;
 }
 
+std::optional<OutputGap> find_output_gap(int fd)
+{
+  struct stat st
+  {
+  };
+  if (::fstat(fd, &st) != 0) {
+    return std::nullopt;
+  }
+  const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+  if (hole < 0 || hole >= st.st_size) {
+    return std::nullopt;
+  }
+  const off_t data = ::lseek(fd, hole, SEEK_DATA);
+  const auto end = static_cast<std::uint64_t>(data < 0 ? st.st_size : data);
+  return OutputGap{static_cast<std::uint64_t>(hole), end};
+}
+
+OutputChunk read_output_chunk(int fd, std::uint64_t offset, std::size_t max_bytes)
+{
+  OutputChunk chunk;
+  chunk.offset = offset;
+  for (;;) {
+    const auto gap = find_output_gap(fd);
+    if (gap && chunk.offset >= gap->start && chunk.offset < gap->end) {
+      chunk.skipped += gap->end - chunk.offset;
+      chunk.offset = gap->end;
+    }
+    std::size_t want = max_bytes;
+    if (gap && chunk.offset < gap->start) {
+      want = static_cast<std::size_t>(std::min<std::uint64_t>(want, gap->start - chunk.offset));
+    }
+    chunk.data.resize(want);
+    ssize_t n = 0;
+    do {
+      n = ::pread(fd, chunk.data.data(), want, static_cast<off_t>(chunk.offset));
+    } while (n < 0 && errno == EINTR);
+    chunk.data.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    // A range punched while it was read reads as zeros: keep what precedes it.
+    const auto after = find_output_gap(fd);
+    if (chunk.data.empty() || !after || after->start >= chunk.offset + chunk.data.size() ||
+        after->end <= chunk.offset) {
+      return chunk;
+    }
+    if (after->start > chunk.offset) {
+      chunk.data.resize(static_cast<std::size_t>(after->start - chunk.offset));
+      return chunk;
+    }
+  }
+}
+
+std::string dropped_output_marker(std::uint64_t bytes)
+{
+  return "[bgtask: " + std::to_string(bytes) + " bytes of output dropped here (--max-output)]\n";
+}
+
 std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes)
 {
   struct stat st
@@ -82,7 +123,10 @@ std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes
   if (lines == 0) {
     return size;
   }
-  const std::uint64_t floor = size > max_bytes ? size - max_bytes : 0;
+  std::uint64_t floor = size > max_bytes ? size - max_bytes : 0;
+  if (const auto gap = find_output_gap(fd)) {
+    floor = std::max(floor, gap->end);
+  }
   std::uint64_t end = size;
   char last = 0;
   if (::pread(fd, &last, 1, static_cast<off_t>(size - 1)) == 1 && last == '\n') {
@@ -131,22 +175,36 @@ std::string read_last_lines(int fd, std::size_t lines)
 
 std::uint64_t OutputCopier::copy_from(int fd, std::uint64_t offset)
 {
-  std::string buffer(k_chunk, '\0');
   for (;;) {
-    const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) {
-      continue;
+    const OutputChunk chunk = read_output_chunk(fd, offset, k_chunk);
+    write(chunk.skipped, chunk.data);
+    if (chunk.data.empty()) {
+      return chunk.offset;
     }
-    if (n <= 0) {
-      return offset;
-    }
-    offset += static_cast<std::uint64_t>(n);
-    emit(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    offset = chunk.offset + chunk.data.size();
   }
+}
+
+void OutputCopier::write(std::uint64_t dropped, std::string_view bytes)
+{
+  if (dropped > 0) {
+    emit_marker(dropped);
+  }
+  emit(bytes);
+}
+
+void OutputCopier::emit_marker(std::uint64_t dropped)
+{
+  finish();
+  write_stdout((m_last == '\n' ? "" : "\n") + dropped_output_marker(dropped));
+  m_last = '\n';
 }
 
 void OutputCopier::emit(std::string_view bytes)
 {
+  if (!bytes.empty()) {
+    m_last = bytes.back();
+  }
   if (m_escape == Escape::no) {
     write_stdout(bytes);
     return;

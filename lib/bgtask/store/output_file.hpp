@@ -2,7 +2,9 @@
 
 #include <bgtask/util/unique_fd.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,9 +17,38 @@ class TaskDir;
 // Error(failure) if it is not a regular file owned by this user.
 UniqueFd open_output_file(const TaskDir& dir, std::string_view id);
 
+// The range of an output file that retention dropped: the one hole the
+// supervisor punched between the kept head and tail (output_trimmer.hpp).
+// Offsets are those of the output stream.
+struct OutputGap
+{
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+};
+
+// The open file's gap, found with SEEK_HOLE/SEEK_DATA (two lseeks); nullopt
+// if nothing was dropped from it or the file system cannot tell.
+std::optional<OutputGap> find_output_gap(int fd);
+
+// Bytes read from the output stream.
+struct OutputChunk
+{
+  std::uint64_t offset = 0;  // where `data` starts: the offset asked for, past any gap
+  std::uint64_t skipped = 0; // bytes of the gap between the offset asked for and `offset`
+  std::string data;          // at most the bytes asked for; empty at the end of the file
+};
+
+// Reads up to `max_bytes` from `offset` (pread: costs what it returns),
+// stepping over the gap, never returning the zeros of a range that the
+// supervisor punched while it was read.
+OutputChunk read_output_chunk(int fd, std::uint64_t offset, std::size_t max_bytes);
+
+// The line `output` prints where the gap was: it says how many bytes were dropped.
+std::string dropped_output_marker(std::uint64_t bytes);
+
 // The offset at which the last `lines` lines of the open file start,
 // searching backwards from its end through at most `max_bytes` (the offset
-// is then `max_bytes` before the end); a final line without a newline counts
+// is then `max_bytes` before the end), and not into the gap; a final line without a newline counts
 // as a line. Reads in fixed-size blocks: constant memory, linear time.
 std::uint64_t find_tail_start(int fd, std::size_t lines, std::uint64_t max_bytes = UINT64_MAX);
 
@@ -31,7 +62,8 @@ std::string read_last_lines(int fd, std::size_t lines);
 enum class Escape { yes, no };
 
 // Writes output to stdout chunk by chunk, escaping it for the terminal when
-// `escape` is yes (without splitting a UTF-8 sequence across chunks).
+// `escape` is yes (without splitting a UTF-8 sequence across chunks), with
+// dropped_output_marker on a line of its own where the gap is.
 class OutputCopier
 {
 public:
@@ -43,14 +75,19 @@ public:
   // Copies from `offset` to the current end of `fd`; returns the new offset.
   std::uint64_t copy_from(int fd, std::uint64_t offset);
 
+  // Writes `bytes` read after a gap of `dropped` bytes (0: none).
+  void write(std::uint64_t dropped, std::string_view bytes);
+
   // Writes out any bytes held back.
   void finish();
 
 private:
   void emit(std::string_view bytes);
+  void emit_marker(std::uint64_t dropped);
 
   Escape m_escape;
   std::string m_pending;
+  char m_last = '\n';
 };
 
 // Copies output to stdout a whole line at a time, each line preceded by a

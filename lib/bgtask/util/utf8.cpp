@@ -1,5 +1,6 @@
 #include <bgtask/util/utf8.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 
@@ -69,6 +70,29 @@ std::size_t valid_sequence_length(std::string_view text, std::size_t pos)
   }
   return lead.length;
 }
+
+} // namespace
+
+std::size_t utf8_sequence_length(std::string_view text, std::size_t pos)
+{
+  return valid_sequence_length(text, pos);
+}
+
+std::size_t incomplete_utf8_tail(std::string_view bytes)
+{
+  const std::size_t look = std::min<std::size_t>(3, bytes.size());
+  for (std::size_t back = 1; back <= look; ++back) {
+    const auto byte = static_cast<unsigned char>(bytes[bytes.size() - back]);
+    if ((byte & 0xC0) == 0x80) {
+      continue;
+    }
+    const std::size_t need = classify_lead_byte(byte).length;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+namespace {
 
 void append_hex_escape(std::string& out, unsigned char byte)
 {

@@ -62,6 +62,7 @@ void OutputCapture::store(const char* data, std::size_t size)
     written += static_cast<std::size_t>(n);
   }
   m_room -= std::min<std::uint64_t>(m_room, written);
+  m_kept += written;
   m_dropped += size - written;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bgtask/exec/local/output_keeper.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cstdint>
@@ -11,7 +12,9 @@ namespace bgtask {
 // most a fixed number of bytes. Past the limit, or once writing the file
 // fails (ENOSPC, EDQUOT, ...), it keeps reading and counts what it drops, so
 // the command never blocks on a full pipe and is never killed for its output.
-class OutputCapture
+// The supervisor uses it where the file system cannot punch holes
+// (OutputTrimmer): only the head is kept then.
+class OutputCapture final : public OutputKeeper
 {
 public:
   // Reads from `pipe` (made non-blocking here) and appends to `output`,
@@ -19,16 +22,17 @@ public:
   OutputCapture(UniqueFd pipe, int output, std::uint64_t limit);
 
   // The pipe to poll for input; -1 once the pipe reached end of file.
-  int fd() const { return m_pipe.get(); }
+  int fd() const override { return m_pipe.get(); }
 
   // Reads whatever the pipe holds now; closes it at end of file.
-  void drain();
+  void drain() override;
 
   bool truncated() const { return m_dropped > 0; }
-  std::uint64_t dropped_bytes() const { return m_dropped; }
+  std::uint64_t dropped_bytes() const override { return m_dropped; }
+  std::uint64_t dropped_at() const override { return m_dropped > 0 ? m_kept : UINT64_MAX; }
 
   // Why writing the file stopped early (strerror text), or empty.
-  const std::string& write_error() const { return m_write_error; }
+  const std::string& write_error() const override { return m_write_error; }
 
 private:
   void store(const char* data, std::size_t size);
@@ -36,6 +40,7 @@ private:
   UniqueFd m_pipe;
   int m_output;
   std::uint64_t m_room;
+  std::uint64_t m_kept = 0;
   std::uint64_t m_dropped = 0;
   std::string m_write_error;
 };

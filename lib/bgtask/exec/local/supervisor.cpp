@@ -8,6 +8,7 @@
 
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
+#include <bgtask/exec/local/output_trimmer.hpp>
 #include <bgtask/exec/local/retry_policy.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/task_gate.hpp>
@@ -232,11 +233,21 @@ void end_pause(TaskRecord& record)
   record.pause.since.reset();
 }
 
+// What `keeper` dropped, into the record's output section.
+void record_output_bound(OutputInfo& output, const OutputKeeper& keeper)
+{
+  output.dropped_bytes = keeper.dropped_bytes();
+  output.truncated = output.dropped_bytes > 0;
+  if (keeper.dropped_at() != UINT64_MAX) {
+    output.dropped_at = keeper.dropped_at();
+  }
+}
+
 class Supervision
 {
 public:
   Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-              OutputCapture* capture)
+              OutputKeeper* capture)
     : m_dir(dir),
       m_plan(plan),
       m_child(child),
@@ -266,23 +277,10 @@ public:
       const auto next = m_kill_at
                           ? m_kill_at
                           : (m_stopping == Stopping::no && !m_paused ? m_timeout_at : std::nullopt);
-      int wait_ms = -1;
-      if (next) {
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - SteadyClock::now());
-        wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
-      }
-      pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
-      if (::poll(fds, 2, wait_ms) > 0) {
-        if (fds[1].revents != 0) {
-          m_capture->drain();
-        }
-        if (fds[0].revents != 0) {
-          status = handle_signals();
-        }
-      }
+      status = wait_for_events(next);
     }
     if (m_capture) {
-      m_capture->drain(); // what the command wrote before it exited
+      m_capture->finish(); // what the command wrote before it exited
     }
     if (m_stopping != Stopping::no) {
       kill_remaining_descendants();
@@ -293,6 +291,32 @@ public:
   Stopping stopping() const { return m_stopping; }
 
 private:
+  // One poll for signals and output work until `next`; the command's wait
+  // status once it has exited.
+  std::optional<int> wait_for_events(std::optional<SteadyClock::time_point> next)
+  {
+    const auto now = SteadyClock::now();
+    const bool resting = now < m_capture_resume;
+    if (resting && (!next || m_capture_resume < *next)) {
+      next = m_capture_resume;
+    }
+    int wait_ms = -1;
+    if (next) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now);
+      wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
+    }
+    const int capture_fd = m_capture && !resting ? m_capture->fd() : -1;
+    pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
+    if (::poll(fds, 2, wait_ms) <= 0) {
+      return std::nullopt;
+    }
+    if (fds[1].revents != 0) {
+      m_capture->drain();
+      m_capture_resume = SteadyClock::now() + m_capture->rest();
+    }
+    return fds[0].revents != 0 ? handle_signals() : std::nullopt;
+  }
+
   std::optional<int> handle_signals()
   {
     signalfd_siginfo info{};
@@ -398,7 +422,8 @@ private:
   SupervisorPlan& m_plan;
   pid_t m_child;
   int m_signal_fd;
-  OutputCapture* m_capture; // null when the command writes ID.output itself
+  OutputKeeper* m_capture; // null when the output is not bounded
+  SteadyClock::time_point m_capture_resume{};
   Stopping m_stopping = Stopping::no;
   std::optional<SteadyClock::time_point> m_kill_at;
   std::optional<SteadyClock::time_point> m_timeout_at;
@@ -513,7 +538,7 @@ class Attempts
 public:
   using Report = std::function<void(const std::string&)>;
 
-  Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputCapture* capture,
+  Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputKeeper* capture,
            UniqueFd capture_input, Report report)
     : m_dir(dir),
       m_plan(plan),
@@ -714,7 +739,7 @@ private:
   const TaskDir& m_dir;
   SupervisorPlan& m_plan;
   int m_signal_fd;
-  OutputCapture* m_capture;
+  OutputKeeper* m_capture;
   UniqueFd m_capture_input; // kept open across attempts when retries may follow
   Report m_report;
   int m_number = 1;
@@ -775,12 +800,18 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     release_unused_memory(); // the wait for a turn may be long
     slot = wait_for_turn(dir, plan.lock, record, signal_fd.get(), plan.reconcile, report);
   }
-  // With --max-output the command writes to a pipe that the supervisor
-  // copies from; without, straight to ID.output (which then survives the
-  // supervisor's death without SIGPIPE for the command).
+  // With --max-output the command writes ID.output itself and the
+  // supervisor punches out its middle (so the output survives the
+  // supervisor's death without SIGPIPE for the command); where the file
+  // system cannot punch holes, the command writes to a pipe the supervisor
+  // copies the head from.
+  std::optional<OutputTrimmer> trimmer;
   std::optional<OutputCapture> capture;
   UniqueFd capture_input;
   if (request.max_output) {
+    trimmer = OutputTrimmer::create(plan.output.get(), *request.max_output);
+  }
+  if (request.max_output && !trimmer) {
     int output_pipe[2];
     if (::pipe2(output_pipe, O_CLOEXEC) != 0) {
       report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
@@ -789,7 +820,10 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     capture.emplace(UniqueFd(output_pipe[0]), plan.output.get(), *request.max_output);
     capture_input = UniqueFd(output_pipe[1]);
   }
-  Attempts attempts(dir, plan, signal_fd.get(), capture ? &*capture : nullptr,
+  OutputKeeper* keeper = trimmer ? static_cast<OutputKeeper*>(&*trimmer)
+                         : capture ? static_cast<OutputKeeper*>(&*capture)
+                                   : nullptr;
+  Attempts attempts(dir, plan, signal_fd.get(), keeper,
                     std::move(capture_input), report);
   const auto [status, stopping] = attempts.run();
   slot.reset(); // the queue's next task may start once this record is final
@@ -802,11 +836,10 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     dir, plan.lock, record,
     [&](TaskRecord& r) {
       r.output.bytes = bytes;
-      if (capture) {
-        r.output.truncated = capture->truncated();
-        r.output.dropped_bytes = capture->dropped_bytes();
-        if (!capture->write_error().empty()) {
-          add_event(r, "output_error", capture->write_error());
+      if (keeper) {
+        record_output_bound(r.output, *keeper);
+        if (!keeper->write_error().empty()) {
+          add_event(r, "output_error", keeper->write_error());
         }
       }
       attempts.apply_last(r);

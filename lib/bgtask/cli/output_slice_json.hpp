@@ -1,0 +1,17 @@
+#pragma once
+
+#include <bgtask/exec/output_slice.hpp>
+#include <bgtask/util/agent_text.hpp>
+
+#include <boost/json/object.hpp>
+
+namespace bgtask {
+
+// The JSON form of a slice, printed by `output --json` and returned by the
+// MCP `output` tool: {id, state, exit_code, text, cursor, offset,
+// next_offset, bytes, dropped_bytes, replaced_bytes, removed_bytes,
+// total_bytes, complete}. `text` is to_agent_text of the bytes; `cursor`
+// the opaque cursor of `next`.
+boost::json::object output_slice_to_json(const OutputSlice& slice, Controls controls);
+
+} // namespace bgtask
