@@ -820,11 +820,10 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     capture.emplace(UniqueFd(output_pipe[0]), plan.output.get(), *request.max_output);
     capture_input = UniqueFd(output_pipe[1]);
   }
-  OutputKeeper* keeper = trimmer ? static_cast<OutputKeeper*>(&*trimmer)
+  OutputKeeper* keeper = trimmer   ? static_cast<OutputKeeper*>(&*trimmer)
                          : capture ? static_cast<OutputKeeper*>(&*capture)
                                    : nullptr;
-  Attempts attempts(dir, plan, signal_fd.get(), keeper,
-                    std::move(capture_input), report);
+  Attempts attempts(dir, plan, signal_fd.get(), keeper, std::move(capture_input), report);
   const auto [status, stopping] = attempts.run();
   slot.reset(); // the queue's next task may start once this record is final
   struct stat st
