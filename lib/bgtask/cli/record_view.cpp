@@ -169,6 +169,9 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
   if (!is_final(record.state) && record.pause.paused) {
     state += " (paused)";
   }
+  if (record.state == TaskState::failed && record.reason) {
+    state += " (" + *record.reason + ")";
+  }
   TableRow row{record.id, painted(state, state_color(to_string(record.state)), color),
                exit_text(record), record.started_at ? format_local_time(*record.started_at) : "-",
                duration.count() >= 0 ? format_duration(duration) : "-"};

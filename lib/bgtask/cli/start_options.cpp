@@ -2,6 +2,7 @@
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
+#include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -187,8 +188,10 @@ void choose_executor(const po::variables_map& vm, LaunchRequest& request)
     throw_usage("a command name starting with '-' cannot be run by the slurm executor");
   }
   if (vm.count("max-output") != 0 || request.record.queue || !request.record.after.empty() ||
-      request.record.on_exit || request.record.options.retry) {
-    throw_usage("--max-output, --queue, --after, --on-exit and --retry need the local executor");
+      request.record.on_exit || request.record.options.retry ||
+      request.record.options.limits.any()) {
+    throw_usage("--max-output, --queue, --after, --on-exit, --retry and resource limits need the "
+                "local executor");
   }
   request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
 }
@@ -213,6 +216,46 @@ void parse_retry_on(std::string_view text, RetryPolicy& policy)
       throw_usage("--retry-on: exit codes are 1 to 255, or timed_out");
     }
     policy.on_exit_codes.push_back(static_cast<int>(code));
+  }
+}
+
+// --cpu-max: a decimal number of CPUs, above 0 and at most 1024.
+double parse_cpus(const std::string& text)
+{
+  const bool decimal = !text.empty() && text.size() <= 12 &&
+                       text.find_first_not_of("0123456789.") == std::string::npos &&
+                       std::count(text.begin(), text.end(), '.') <= 1 && text.front() != '.' &&
+                       text.back() != '.';
+  const double cpus = decimal ? std::strtod(text.c_str(), nullptr) : 0;
+  if (!decimal || cpus <= 0 || cpus > 1024) {
+    throw_usage("invalid value '" + escape_for_terminal(text, KeepNewlines::no) +
+                "' for --cpu-max: expected a number of CPUs above 0 (e.g. 0.5, 2)");
+  }
+  return cpus;
+}
+
+// Takes --memory-max, --pids-max and --cpu-max into the record's options.
+void add_limits(const po::variables_map& vm, LaunchRequest& request)
+{
+  auto& limits = request.record.options.limits;
+  if (auto text = optional_value<std::string>(vm, "memory-max")) {
+    try {
+      limits.memory_max = parse_byte_size(*text);
+    } catch (const Error& e) {
+      throw_usage(std::string("--memory-max: ") + e.what());
+    }
+    if (*limits.memory_max < 1024 * 1024) {
+      throw_usage("--memory-max must be at least 1M");
+    }
+  }
+  if (auto text = optional_value<std::string>(vm, "pids-max")) {
+    limits.pids_max = parse_count(*text, "--pids-max");
+    if (*limits.pids_max == 0) {
+      throw_usage("--pids-max must be at least 1");
+    }
+  }
+  if (auto text = optional_value<std::string>(vm, "cpu-max")) {
+    limits.cpu_max = parse_cpus(*text);
   }
 }
 
@@ -394,6 +437,12 @@ void add_start_options(po::options_description& options)
     "with --retry: wait DUR before each new attempt (default 0s)")(
     "retry-on", po::value<std::string>()->value_name("CODES|timed_out"),
     "with --retry: retry only these exit codes and/or timed_out (default: any failure)")(
+    "memory-max", po::value<std::string>()->value_name("SIZE"),
+    "limit the task's whole tree to SIZE of memory (its own cgroup; ends `oom` past it)")(
+    "pids-max", po::value<std::string>()->value_name("N"),
+    "limit the task's whole tree to N processes and threads (its own cgroup)")(
+    "cpu-max", po::value<std::string>()->value_name("CPUS"),
+    "limit the task's whole tree to CPUS processors' worth of time, e.g. 0.5 (its own cgroup)")(
     "on-exit", po::value<std::string>()->value_name("STRING"),
     "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")(
     "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
@@ -405,6 +454,7 @@ StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string>
   plan.request = build_request(vm, std::move(command));
   add_scheduling(vm, plan);
   add_retry(vm, plan.request);
+  add_limits(vm, plan.request);
   plan.dedupe = vm.count("dedupe") != 0;
   plan.max_running = running_limit(optional_value<std::string>(vm, "max-running"));
   choose_executor(vm, plan.request);
@@ -450,6 +500,15 @@ StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> en
 StartResult start_task(const TaskDir& dir, StartPlan plan)
 {
   auto& request = plan.request;
+  if (const auto& limits = request.record.options.limits; limits.any()) {
+    const auto why =
+      cgroup_unavailable_reason(CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max});
+    if (!why.empty()) {
+      throw Error(ExitCode::limits_unavailable,
+                  "cannot enforce --memory-max, --pids-max or --cpu-max here: " + why +
+                    " (rlimits are no substitute: they bound each process, not the tree)");
+    }
+  }
   request.record.after = resolve_task_ids(dir, plan.after);
   request.record.fingerprint = task_fingerprint(dir, request);
   if (plan.dedupe && !request.record.fingerprint) {

@@ -15,7 +15,8 @@ constexpr CommandSyntax k_syntax{
   "start",
   "[--name N] [--cwd DIR] [--env K=V|NAME]... [--env-file FILE] [--timeout DUR] [--grace DUR] "
   "[--max-output SIZE] [--queue Q [--slots N]] [--after ID[,ID...]] [--dedupe] [--max-running N] "
-  "[--retry N [--retry-delay DUR] [--retry-on CODES|timed_out]] [--on-exit 'SHELL STRING'] "
+  "[--retry N [--retry-delay DUR] [--retry-on CODES|timed_out]] [--memory-max SIZE] "
+  "[--pids-max N] [--cpu-max CPUS] [--on-exit 'SHELL STRING'] "
   "(-- CMD [ARG...] | -c 'SHELL STRING')",
   "Starts a command in the background and prints its task ID once the task is running\n"
   "(or queued). `-- CMD ARGS` runs argv directly; `-c STRING` runs it with /bin/sh -c."};

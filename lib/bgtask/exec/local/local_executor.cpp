@@ -67,7 +67,8 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   if (supervisor == 0) {
     report_read.close();
     run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
-                                       std::move(report_write), caller_umask(), m_reconcile});
+                                       std::move(report_write), caller_umask(), m_reconcile,
+                                       std::nullopt});
   }
   report_write.close();
   output.close();

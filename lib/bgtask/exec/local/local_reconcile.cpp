@@ -1,6 +1,7 @@
 #include <bgtask/exec/local/local_reconcile.hpp>
 #include <bgtask/exec/local/task_liveness.hpp>
 #include <bgtask/exec/verdict.hpp>
+#include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_lock.hpp>
@@ -52,6 +53,10 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
     }
   }
   apply_verdict(record, verdict);
+  if (is_final(record.state) && record.cgroup) {
+    TaskCgroup::remove_leftover(*record.cgroup); // the supervisor died before it could
+    record.cgroup.reset();
+  }
   try {
     save_record(dir, record);
   } catch (const Error&) {

@@ -356,7 +356,7 @@ private:
     m_stopping = why;
     signal_tree(SIGTERM);
     if (m_paused) {
-      signal_tree(SIGCONT); // a stopped process acts on TERM only once continued
+      freeze_tree(false); // a stopped process acts on TERM only once continued
       m_paused = false;
     }
     m_kill_at = SteadyClock::now() + grace;
@@ -373,13 +373,11 @@ private:
     }
     const bool want = loaded.record.pause.requested;
     if (want && !m_paused) {
-      // Twice: a process forking during the first round has a child that escaped it.
-      signal_tree(SIGSTOP);
-      signal_tree(SIGSTOP);
+      freeze_tree(true);
       m_paused = true;
       m_paused_at = SteadyClock::now();
     } else if (!want && m_paused) {
-      signal_tree(SIGCONT);
+      freeze_tree(false);
       m_paused = false;
       if (m_timeout_at) {
         *m_timeout_at += SteadyClock::now() - m_paused_at;
@@ -398,7 +396,37 @@ private:
     });
   }
 
-  void signal_tree(int sig) { signal_processes(m_child, find_descendants(::getpid()), sig); }
+  // The command's group, every descendant and, with a cgroup, every process in it.
+  void signal_tree(int sig)
+  {
+    auto pids = find_descendants(::getpid());
+    if (m_plan.cgroup) {
+      for (const int pid : m_plan.cgroup->processes()) {
+        if (std::find(pids.begin(), pids.end(), pid) == pids.end()) {
+          pids.push_back(pid);
+        }
+      }
+    }
+    signal_processes(m_child, pids, sig);
+  }
+
+  // Stops (or continues) the tree: through the freezer where the task has
+  // one, else with SIGSTOP (twice: a process forking during the first round
+  // has a child that escaped it) or SIGCONT.
+  void freeze_tree(bool frozen)
+  {
+    if (frozen) {
+      m_frozen_by_cgroup = m_plan.cgroup && m_plan.cgroup->set_frozen(true);
+      if (!m_frozen_by_cgroup) {
+        signal_tree(SIGSTOP);
+        signal_tree(SIGSTOP);
+      }
+    } else if (m_frozen_by_cgroup) {
+      m_plan.cgroup->set_frozen(false);
+    } else {
+      signal_tree(SIGCONT);
+    }
+  }
 
   // After the command's leader is reaped: KILLs descendants until none is
   // left, since a process forking between one scan and its kill has a child
@@ -428,6 +456,7 @@ private:
   std::optional<SteadyClock::time_point> m_kill_at;
   std::optional<SteadyClock::time_point> m_timeout_at;
   bool m_paused = false;
+  bool m_frozen_by_cgroup = false;
   SteadyClock::time_point m_paused_at;
 };
 
@@ -555,7 +584,11 @@ public:
     const auto& policy = m_plan.request.record.options.retry;
     for (m_number = 1;; ++m_number) {
       const int status = run_one();
-      const AttemptResult result = attempt_result(status, m_stopping);
+      AttemptResult result = attempt_result(status, m_stopping);
+      if (result.end == AttemptEnd::failed && m_plan.cgroup &&
+          m_plan.cgroup->oom_kills() > m_oom_kills_before) {
+        result.end = AttemptEnd::oom; // the memory limit's OOM killer ended it
+      }
       m_last = result;
       if (!should_retry(policy, m_number, result)) {
         return {status, m_stopping};
@@ -566,6 +599,9 @@ public:
       }
     }
   }
+
+  // True if the memory limit ended the last attempt.
+  bool last_was_oom() const { return m_last && m_last->end == AttemptEnd::oom; }
 
   // Adds the last attempt to `record` (only when retries were asked for).
   void apply_last(TaskRecord& record) const
@@ -585,6 +621,9 @@ private:
 
   [[noreturn]] void fail_before_running(const std::string& reason, int code)
   {
+    if (m_plan.cgroup) {
+      m_plan.cgroup->remove();
+    }
     if (m_number == 1) {
       m_report("1\n" + reason);
       ::_exit(1);
@@ -650,6 +689,10 @@ private:
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
     const auto reason = describe_exec_failure(m_plan.request, failure);
     TaskRecord& record = m_plan.request.record;
+    if (m_plan.cgroup) {
+      m_plan.cgroup->remove();
+      record.cgroup.reset();
+    }
     update_record(
       m_dir, m_plan.lock, record,
       [&](TaskRecord& r) {
@@ -672,6 +715,15 @@ private:
     }
     if (!m_plan.request.record.options.retry) {
       m_capture_input.close(); // the capture then sees the end of the output
+    }
+    if (m_plan.cgroup) {
+      std::string error;
+      if (!m_plan.cgroup->add_process(spawned.pid, error)) {
+        ::kill(spawned.pid, SIGKILL);
+        ::waitpid(spawned.pid, nullptr, 0);
+        fail_before_running("cannot move the command into its cgroup: " + error, 1);
+      }
+      m_oom_kills_before = m_plan.cgroup->oom_kills();
     }
     record_start(spawned.pid);
     if (const auto failure = release_command(spawned)) {
@@ -747,7 +799,38 @@ private:
   TimePoint m_started_at;
   std::optional<AttemptResult> m_last;
   SteadyClock::time_point m_retry_at;
+  std::uint64_t m_oom_kills_before = 0;
 };
+
+// What a task's cgroup tells at its end, applied to the final record.
+struct CgroupReport
+{
+  std::optional<std::uint64_t> memory_peak;
+  std::uint64_t pids_limit_hits = 0;
+};
+
+void apply_cgroup_report(TaskRecord& r, const CgroupReport& report, bool oom)
+{
+  r.cgroup.reset();
+  r.memory_peak = report.memory_peak;
+  if (report.pids_limit_hits > 0) {
+    add_event(r, "pids_limit",
+              "a fork was refused " + std::to_string(report.pids_limit_hits) +
+                " times at --pids-max " + std::to_string(r.options.limits.pids_max.value_or(0)));
+  }
+  if (oom && r.state == TaskState::failed) {
+    r.reason = "oom";
+    r.error =
+      "killed by the memory limit (--memory-max " +
+      std::to_string(r.options.limits.memory_max.value_or(0)) + " bytes" +
+      (report.memory_peak ? "; peak " + std::to_string(*report.memory_peak) + " bytes" : "") + ")";
+  }
+}
+
+CgroupLimits cgroup_limits(const ResourceLimits& limits)
+{
+  return CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max};
+}
 
 } // namespace
 
@@ -780,13 +863,27 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
   };
   // A task that starts has room for its final record; on a full disk it
   // does not start.
-  if (const int err = reserve_outcome_space(plan.lock); err == ENOSPC || err == EDQUOT) {
+  // Before any record names the task: leave nothing of it behind.
+  const auto abandon = [&](const std::string& reason) {
     if (load_record(dir, record.id).status == LoadStatus::missing) {
       ::unlinkat(dir.fd(), output_file_name(record.id).c_str(), 0);
       ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
     }
-    report("1\nno room for the task's records in " + dir.path() + ": " + std::strerror(err));
+    report("1\n" + reason);
     ::_exit(1);
+  };
+  if (const int err = reserve_outcome_space(plan.lock); err == ENOSPC || err == EDQUOT) {
+    abandon("no room for the task's records in " + dir.path() + ": " + std::strerror(err));
+  }
+  // --memory-max, --pids-max, --cpu-max: the task's own cgroup, made before
+  // the command exists so that its whole tree starts inside.
+  if (record.options.limits.any()) {
+    std::string error;
+    plan.cgroup = TaskCgroup::create(record.id, cgroup_limits(record.options.limits), error);
+    if (!plan.cgroup) {
+      abandon("cannot create the task's cgroup: " + error);
+    }
+    record.cgroup = plan.cgroup->paths();
   }
 
   if (!signal_fd) {
@@ -825,6 +922,11 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
                                    : nullptr;
   Attempts attempts(dir, plan, signal_fd.get(), keeper, std::move(capture_input), report);
   const auto [status, stopping] = attempts.run();
+  CgroupReport cgroup_report;
+  if (plan.cgroup) {
+    cgroup_report = CgroupReport{plan.cgroup->memory_peak(), plan.cgroup->pids_limit_hits()};
+    plan.cgroup->remove(); // KILLs what the command left in it
+  }
   slot.reset(); // the queue's next task may start once this record is final
   struct stat st
   {
@@ -843,6 +945,9 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
       }
       attempts.apply_last(r);
       apply_outcome(r, status, stopping, request);
+      if (plan.cgroup) {
+        apply_cgroup_report(r, cgroup_report, attempts.last_was_oom());
+      }
     },
     12);
   run_exit_hook(dir, plan.lock, record);

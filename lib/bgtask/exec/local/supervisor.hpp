@@ -2,6 +2,7 @@
 
 #include <bgtask/core/launch_request.hpp>
 #include <bgtask/exec/executor.hpp>
+#include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -19,7 +20,8 @@ struct SupervisorPlan
   UniqueFd output; // `ID.output`, opened for appending
   UniqueFd report; // write end of the pipe `start` reads the launch result from
   mode_t caller_umask = 022;
-  Reconciler reconcile = nullptr; // for the records a queued task waits for
+  Reconciler reconcile = nullptr;   // for the records a queued task waits for
+  std::optional<TaskCgroup> cgroup; // made by the supervisor itself when limits are asked for
 };
 
 // Runs in the supervisor process: detaches (new session, stdio on
