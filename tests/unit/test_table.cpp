@@ -1,4 +1,6 @@
+#include <bgtask/util/display_width.hpp>
 #include <bgtask/util/table.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 
 #include <gtest/gtest.h>
 
@@ -29,14 +31,46 @@ TEST(RenderTable, NeverPadsTheLastColumn)
   }
 }
 
-TEST(RenderTable, CountsUtf8CodePointsAsOneColumn)
+TEST(RenderTable, AlignsByDisplayWidth)
 {
-  const std::string table =
-    render_table({"NAME", "X"}, {{"café", "1"}, {"日本", "2"}, {"abcde", "3"}});
+  // CJK and emoji take two columns, a combining accent none.
+  const std::string table = render_table(
+    {"NAME", "X"},
+    {{"café", "1"}, {"日本", "2"}, {"abcde", "3"}, {"e\u0301t\u00e9", "4"}, {"\U0001F680", "5"}});
   EXPECT_EQ(table, "NAME   X\n"
                    "café   1\n"
-                   "日本     2\n"
-                   "abcde  3\n");
+                   "日本   2\n"
+                   "abcde  3\n"
+                   "e\u0301t\u00e9    4\n"
+                   "\U0001F680     5\n");
+}
+
+TEST(RenderTable, CutsTheWidestFreeColumnsToFitWithAnEllipsis)
+{
+  const std::vector<TableRow> rows{{"2nk5t7f30b55", "a rather long name here", "x"},
+                                   {"2nk5t7f30b56", "short", "a long command line"}};
+  const std::string table = render_table({"ID", "NAME", "COMMAND"}, rows, 36, 1);
+  EXPECT_EQ(table, "ID            NAME        COMMAND\n"
+                   "2nk5t7f30b55  a rather …  x\n"
+                   "2nk5t7f30b56  short       a long co…\n")
+    << table;
+  for (std::size_t start = 0, end = table.find('\n'); end != std::string::npos;
+       start = end + 1, end = table.find('\n', start)) {
+    EXPECT_LE(bgtask::display_width(table.substr(start, end - start)), 36U) << table;
+  }
+}
+
+TEST(RenderTable, NeverCutsFixedColumnsOrBelowTheHeader)
+{
+  const std::string table = render_table({"ID", "NAME"}, {{"2nk5t7f30b55", "abcdefgh"}}, 10, 1);
+  EXPECT_EQ(table, "ID            NAME\n"
+                   "2nk5t7f30b55  abc…\n");
+}
+
+TEST(TableCell, EscapesNewlinesAndTabsSoNoRowCanBeForged)
+{
+  EXPECT_EQ(bgtask::escape_table_cell("evil\n2nk5t7f30b55\tsucceeded"),
+            "evil\\x0a2nk5t7f30b55\\x09succeeded");
 }
 
 TEST(RenderTable, KeepsEmptyCellsAligned)

@@ -1,4 +1,5 @@
 #include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/option_help.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_state.hpp>
 #include <bgtask/util/error.hpp>
@@ -63,6 +64,22 @@ private:
   std::streambuf* m_saved;
 };
 
+// A word where the command takes no (more) operands: the command of
+// `start`/`run` without `--` before it, or one ID too many.
+std::string extra_operand_message(const CommandSyntax& syntax, const std::vector<std::string>& args)
+{
+  const std::string name(syntax.name);
+  if (syntax.usage.find("-- CMD") != std::string_view::npos) {
+    return "bgtask " + name + ": put `--` before the command: bgtask " + name +
+           " [options] -- CMD [ARG...] (or -c 'SHELL STRING')";
+  }
+  const auto operand = std::find_if(args.rbegin(), args.rend(),
+                                    [](const std::string& a) { return !a.starts_with('-'); });
+  return "bgtask " + name + ": unexpected argument '" +
+         escape_for_terminal(operand != args.rend() ? *operand : "", KeepNewlines::no) +
+         "' (usage: bgtask " + name + " " + std::string(syntax.usage) + ")";
+}
+
 } // namespace
 
 std::optional<CommandOptions> describe_command(CommandHandler handler)
@@ -96,10 +113,14 @@ parse_command_line(const CommandSyntax& syntax, po::options_description options,
     if (vm.count("help") != 0) {
       std::cout << "usage: bgtask " << syntax.name << ' ' << syntax.usage << "\n\n"
                 << syntax.summary << "\n\n"
-                << visible_options(options, positional);
+                << format_option_help(visible_options(options, positional))
+                << "\nThe global --dir DIR may come before or after the command name. See man "
+                   "bgtask.\n";
       return std::nullopt;
     }
     po::notify(vm);
+  } catch (const po::too_many_positional_options_error&) {
+    throw_usage(extra_operand_message(syntax, args));
   } catch (const po::error& e) {
     throw_usage("bgtask " + std::string(syntax.name) + ": " + e.what() + " (see bgtask " +
                 std::string(syntax.name) + " --help)");

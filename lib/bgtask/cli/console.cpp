@@ -4,7 +4,9 @@
 #include <boost/json/serialize.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -18,8 +20,27 @@ bool stdout_is_terminal()
 Color stdout_color()
 {
   const char* no_color = std::getenv("NO_COLOR");
-  const bool wanted = no_color == nullptr || *no_color == '\0';
+  const char* term = std::getenv("TERM");
+  const bool wanted = (no_color == nullptr || *no_color == '\0') &&
+                      (term == nullptr || std::strcmp(term, "dumb") != 0);
   return wanted && stdout_is_terminal() ? Color::yes : Color::no;
+}
+
+std::optional<std::size_t> stdout_width()
+{
+  winsize size{};
+  if (stdout_is_terminal() && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+    return size.ws_col;
+  }
+  const char* columns = std::getenv("COLUMNS");
+  if (columns != nullptr && *columns != '\0') {
+    char* end = nullptr;
+    const long value = std::strtol(columns, &end, 10);
+    if (*end == '\0' && value > 0 && value < 100000) {
+      return static_cast<std::size_t>(value);
+    }
+  }
+  return std::nullopt;
 }
 
 std::string for_stdout(std::string_view text)

@@ -2,6 +2,8 @@
 
 #include <boost/json/value.hpp>
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,9 +15,14 @@ bool stdout_is_terminal();
 // Whether output may carry colour (SGR) sequences.
 enum class Color { no, yes };
 
-// Color::yes if standard output is a terminal and NO_COLOR is unset or
-// empty (https://no-color.org).
+// Color::yes if standard output is a terminal, NO_COLOR is unset or empty
+// (https://no-color.org) and TERM is not `dumb`.
 Color stdout_color();
+
+// The width tables must fit in: the terminal's columns (TIOCGWINSZ) when
+// stdout is one, else $COLUMNS when it is a positive number, else nullopt
+// (no limit: a pipe gets every character).
+std::optional<std::size_t> stdout_width();
 
 // `text` as it may be shown on standard output: escaped (terminal_escape.hpp)
 // when stdout is a terminal, unchanged otherwise.

@@ -2,6 +2,7 @@
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/util/duration.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <cmath>
@@ -67,7 +68,7 @@ void add_line(std::string& out, std::string_view key, const std::string& value)
 {
   std::string padded(key);
   padded.resize(10, ' ');
-  out += padded + for_stdout(value) + '\n';
+  out += padded + escape_table_cell(value) + '\n'; // one line per field, piped or not
 }
 
 std::string format_seconds(double seconds)
@@ -176,10 +177,10 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
                exit_text(record), record.started_at ? format_local_time(*record.started_at) : "-",
                duration.count() >= 0 ? format_duration(duration) : "-"};
   if (columns == ListColumns::wide) {
-    row.insert(row.end(), {for_stdout(record.name ? *record.name : "-"), for_stdout(record.cwd),
-                           for_stdout(command_text(record))});
+    row.insert(row.end(), {escape_table_cell(record.name ? *record.name : "-"),
+                           escape_table_cell(record.cwd), escape_table_cell(command_text(record))});
   } else {
-    row.push_back(for_stdout(record.name ? *record.name : shortened(command_text(record))));
+    row.push_back(escape_table_cell(record.name ? *record.name : shortened(command_text(record))));
   }
   return row;
 }
@@ -187,8 +188,9 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
 TableRow corrupt_list_row(const std::string& id, const std::string& reason, ListColumns columns,
                           Color color)
 {
-  TableRow row{
-    id, painted("corrupt", state_color("corrupt"), color), "-", "-", "-", for_stdout(reason)};
+  TableRow row{id,  painted("corrupt", state_color("corrupt"), color),
+               "-", "-",
+               "-", escape_table_cell(reason)};
   if (columns == ListColumns::wide) {
     row.insert(row.end(), {"-", "-"});
   }
@@ -277,9 +279,9 @@ std::string status_text(const TaskRecord& r)
     add_line(out, "Reason", *r.error);
   }
   add_line(out, "Exit", exit_text(r));
-  add_line(out, "Created", format_timestamp(r.created_at));
-  add_line(out, "Started", r.started_at ? format_timestamp(*r.started_at) : "-");
-  add_line(out, "Finished", r.finished_at ? format_timestamp(*r.finished_at) : "-");
+  add_line(out, "Created", format_local_time_with_offset(r.created_at));
+  add_line(out, "Started", r.started_at ? format_local_time_with_offset(*r.started_at) : "-");
+  add_line(out, "Finished", r.finished_at ? format_local_time_with_offset(*r.finished_at) : "-");
   const auto duration = elapsed(r);
   add_line(out, "Duration", duration.count() >= 0 ? format_duration(duration) : "-");
   add_line(out, "Timeout", r.timeout_s ? format_seconds(*r.timeout_s) : "none");
@@ -311,7 +313,8 @@ std::string status_text(const TaskRecord& r)
   }
   if (r.progress) {
     add_line(out, "Progress",
-             progress_summary(*r.progress) + " (" + format_timestamp(r.progress->updated_at) + ")");
+             progress_summary(*r.progress) + " (" +
+               format_local_time_with_offset(r.progress->updated_at) + ")");
   }
   add_line(out, "Output", r.output.path);
   if (r.output.truncated) {

@@ -20,7 +20,11 @@ std::string state_text(const TaskRecord& record);
 // full COMMAND (NAME is then `-` for unnamed tasks).
 enum class ListColumns { normal, wide };
 
-// The header and rows of `list`; cells are escaped for stdout, and with
+// ID, STATE, EXIT, STARTED and DURATION are never cut to fit a terminal;
+// the text columns after them are.
+inline constexpr std::size_t k_list_fixed_columns = 5;
+
+// The header and rows of `list`; cells are always escaped (escape_table_cell), and with
 // Color::yes the state is coloured.
 TableRow list_header(ListColumns columns = ListColumns::normal);
 TableRow list_row(const TaskRecord& record, ListColumns columns = ListColumns::normal,

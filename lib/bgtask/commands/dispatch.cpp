@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 namespace bgtask {
@@ -31,34 +32,74 @@ void print_help(std::ostream& out)
          "  --version    show the version\n";
 }
 
+// Edit distance counting a swap of two neighbours as one edit (optimal
+// string alignment), so `stauts` is 1 from `status`.
 std::size_t edit_distance(std::string_view a, std::string_view b)
 {
-  std::vector<std::size_t> row(b.size() + 1);
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) {
+    d[i][0] = i;
+  }
   for (std::size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
+    d[0][j] = j;
   }
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
   }
-  return row[b.size()];
+  return d[a.size()][b.size()];
 }
 
+// Suggests the nearest visible command (at most 2 edits away), if any.
 [[noreturn]] void unknown_command(const std::string& name)
 {
-  std::string message = "unknown command '" + name + "'";
+  std::string message = "unknown command '" + escape_for_terminal(name, KeepNewlines::no) + "'";
+  const Command* nearest = nullptr;
+  std::size_t best = 3;
   for (const auto& command : all_commands()) {
-    if (edit_distance(name, command.name) <= 2) {
-      message += "; did you mean '" + std::string(command.name) + "'?";
-      break;
+    const std::size_t distance = edit_distance(name, command.name);
+    if (!is_hidden(command) && distance < best) {
+      nearest = &command;
+      best = distance;
     }
   }
+  if (nearest != nullptr) {
+    message += "; did you mean '" + std::string(nearest->name) + "'?";
+  }
   throw_usage(message + " (see bgtask --help)");
+}
+
+// Moves `--dir DIR` / `--dir=DIR` given after the command name (before a
+// `--`) into `global`, so it works in either place; twice is an error.
+void take_dir_option(GlobalOptions& global, std::vector<std::string>& rest)
+{
+  for (std::size_t i = 0; i < rest.size() && rest[i] != "--";) {
+    std::optional<std::string> value;
+    std::size_t taken = 1;
+    if (rest[i] == "--dir") {
+      if (i + 1 == rest.size()) {
+        throw_usage("option '--dir' requires an argument");
+      }
+      value = rest[i + 1];
+      taken = 2;
+    } else if (rest[i].starts_with("--dir=")) {
+      value = rest[i].substr(6);
+    }
+    if (!value) {
+      ++i;
+      continue;
+    }
+    if (global.dir && *global.dir != *value) {
+      throw_usage("--dir given twice, with different directories");
+    }
+    global.dir = value;
+    rest.erase(rest.begin() + static_cast<long>(i), rest.begin() + static_cast<long>(i + taken));
+  }
 }
 
 int dispatch(const std::vector<std::string>& args)
@@ -101,6 +142,9 @@ int dispatch(const std::vector<std::string>& args)
   const Command* command = find_command(name);
   if (command == nullptr) {
     unknown_command(name);
+  }
+  if (!is_hidden(*command)) {
+    take_dir_option(global, rest);
   }
   return command->handler(global, rest);
 }

@@ -204,7 +204,9 @@ void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, Li
   for (auto& s : shown) {
     rows.push_back(std::move(s->row));
   }
-  std::cout << render_table(list_header(columns), rows);
+  // --wide shows everything; otherwise the widest cells are cut to fit.
+  const auto width = columns == ListColumns::wide ? std::nullopt : stdout_width();
+  std::cout << render_table(list_header(columns), rows, width, k_list_fixed_columns);
 }
 
 } // namespace

@@ -529,6 +529,9 @@ TaskRecord decode_object(const json::object& o)
   if (const auto* v = find(o, "signal")) {
     r.signal = get_int32(*v, "signal");
   }
+  if (const auto* v = find(o, "wait_status")) {
+    get_int32(*v, "wait_status"); // derived from the state when written; checked, not kept
+  }
   r.error = opt_string(o, "error");
   r.created_at = get_time(require(o, "created_at"), "created_at");
   r.started_at = opt_time(o, "started_at");

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,9 +10,15 @@ namespace bgtask {
 using TableRow = std::vector<std::string>;
 
 // Lays out rows under a header in columns separated by two spaces, padded
-// to the widest cell (counting UTF-8 code points); the last column is not
-// padded. Cells must already be escaped for display; colour (SGR) sequences
-// `ESC [ ... m` in them take no width.
-std::string render_table(const TableRow& header, const std::vector<TableRow>& rows);
+// to the widest cell by display width (display_width.hpp: CJK and emoji
+// take two columns, combining marks none, colour sequences none); the last
+// column is not padded. Cells must already be escaped for display (no
+// newline or tab). With `max_width`, the widest columns from index
+// `fixed_columns` on are narrowed, one after another but never below their
+// header, until a line fits, and their cells cut with `…` (truncate_to_width);
+// the first `fixed_columns` columns are never cut.
+std::string render_table(const TableRow& header, const std::vector<TableRow>& rows,
+                         std::optional<std::size_t> max_width = std::nullopt,
+                         std::size_t fixed_columns = 0);
 
 } // namespace bgtask

@@ -145,4 +145,15 @@ std::string escape_json_for_terminal(std::string_view json)
   return out;
 }
 
+std::string escape_table_cell(std::string_view text)
+{
+  const std::string escaped = escape_for_terminal(text, KeepNewlines::no);
+  std::string out;
+  out.reserve(escaped.size());
+  for (const char c : escaped) {
+    out += c == '\t' ? std::string("\\x09") : std::string(1, c);
+  }
+  return out;
+}
+
 } // namespace bgtask

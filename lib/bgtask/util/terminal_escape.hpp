@@ -15,6 +15,11 @@ enum class KeepNewlines { yes, no };
 // Valid printable UTF-8 passes through unchanged.
 std::string escape_for_terminal(std::string_view text, KeepNewlines newlines = KeepNewlines::yes);
 
+// escape_for_terminal without newlines, and with `\t` escaped too: what a
+// table cell may hold, on a terminal or not, so no name or argument can
+// break a row or forge one.
+std::string escape_table_cell(std::string_view text);
+
 // Rewrites DEL, C1 characters and bidi overrides inside serialized JSON as
 // `\u007f`, `\u0080`..`\u009f` and `\u202a`.. so JSON printed to a terminal
 // carries no raw controls.

@@ -3,6 +3,7 @@
 #include <date/date.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <optional>
@@ -101,11 +102,14 @@ std::optional<TimePoint> parse_timestamp(std::string_view text)
          std::chrono::milliseconds(get_digits(text, 20, 3));
 }
 
-// Falls back to the UTC timestamp if the time is out of range for std::tm.
-std::string format_local_time(TimePoint time)
+namespace {
+
+// Local time: `time` shifted by the zone's offset then (TZ, else
+// /etc/localtime), and that offset in seconds; nullopt if out of range.
+std::optional<std::pair<date::sys_seconds, long>> to_local(TimePoint time)
 {
-  const auto seconds = std::chrono::floor<std::chrono::seconds>(time.time_since_epoch());
-  const auto time_t_value = static_cast<std::time_t>(seconds.count());
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(time);
+  const auto time_t_value = static_cast<std::time_t>(seconds.time_since_epoch().count());
   // tzset() stats the zone file on every call; call it only when TZ changed
   // (per thread: list formats rows on several).
   thread_local std::optional<std::string> seen_tz;
@@ -117,11 +121,32 @@ std::string format_local_time(TimePoint time)
   }
   std::tm local{};
   if (localtime_r(&time_t_value, &local) == nullptr) {
+    return std::nullopt;
+  }
+  return std::pair(seconds + std::chrono::seconds(local.tm_gmtoff), local.tm_gmtoff);
+}
+
+} // namespace
+
+// Falls back to the UTC timestamp if the time is out of range for std::tm.
+std::string format_local_time(TimePoint time)
+{
+  const auto local = to_local(time);
+  return local ? date::format("%F %T", local->first) : format_timestamp(time);
+}
+
+std::string format_local_time_with_offset(TimePoint time)
+{
+  const auto local = to_local(time);
+  if (!local) {
     return format_timestamp(time);
   }
-  char buffer[64];
-  const std::size_t length = std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S", &local);
-  return std::string(buffer, length);
+  const long offset = local->second;
+  const long minutes = (offset < 0 ? -offset : offset) / 60;
+  char zone[48];
+  std::snprintf(zone, sizeof zone, " %c%02ld:%02ld", offset < 0 ? '-' : '+', minutes / 60,
+                minutes % 60);
+  return date::format("%F %T", local->first) + zone;
 }
 
 } // namespace bgtask

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <boost/program_options/options_description.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+// The placeholder --help shows for an option's value: the value name the
+// option table gave, else the one bgtask uses for that option everywhere
+// (DUR for durations, SIZE for byte sizes, N for counts, ID for task IDs,
+// ...), never Boost's `arg`.
+std::string value_placeholder(const boost::program_options::option_description& option);
+
+// The options as --help lists them: `  -f, --follow      description`, one
+// option a line (descriptions wrapped at 80 columns).
+std::string format_option_help(const boost::program_options::options_description& options);
+
+} // namespace bgtask
