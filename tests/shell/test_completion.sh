@@ -72,6 +72,8 @@ bg queue nightly --slots 2 >/dev/null
 [ "$(complete_bash queue "")" = "nightly" ] || fail "bash: queue names for queue"
 [ "$(complete_bash start --queue ni)" = "nightly" ] || fail "bash: queue names for --queue"
 [ "$(complete_bash start --executor "")" = $'local\nslurm' ] || fail "bash: --executor values"
+[ "$(complete_bash start --retry-on "")" = "timed_out" ] || fail "bash: --retry-on values"
+[ "$(complete_bash pause "")" = "$running" ] || fail "bash: pause offers the running task only"
 mkdir "$WORK/subdir"
 [ "$(complete_bash start --cwd "$WORK/subd")" = "$WORK/subdir" ] || fail "bash: --cwd directory"
 [ "$(complete_bash --dir "$WORK/subd")" = "$WORK/subdir" ] || fail "bash: --dir directory"

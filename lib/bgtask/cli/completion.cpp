@@ -25,6 +25,7 @@ constexpr std::array k_states{TaskState::queued, TaskState::running,   TaskState
 constexpr std::array<std::string_view, 3> k_list_formats{"table", "json", "jsonl"};
 
 constexpr std::array<std::string_view, 2> k_executors{"local", "slurm"};
+constexpr std::array<std::string_view, 1> k_retry_conditions{"timed_out"};
 
 constexpr std::size_t k_max_description_chars = 60;
 
@@ -311,6 +312,12 @@ Completion complete_value(const Context& context, const CommandSpec& spec, const
   }
   if (name == "executor") {
     return fixed_values(k_executors, "executor", typed, prefix);
+  }
+  if (name == "retry-on") {
+    return fixed_values(k_retry_conditions, "retry condition", typed, prefix);
+  }
+  if (name == "env-file") {
+    return shell_completion(CompletionKind::files, prefix);
   }
   if (name == "queue") {
     auto queues = queue_candidates(context.dir);
