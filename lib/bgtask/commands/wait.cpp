@@ -1,10 +1,12 @@
 #include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/condition_json.hpp>
 #include <bgtask/cli/console.hpp>
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/core/record_json.hpp>
+#include <bgtask/exec/condition_wait.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -21,11 +23,81 @@ namespace bgtask {
 namespace {
 
 constexpr CommandSyntax k_syntax{
-  "wait", "[ID...] [--name N] [--queue Q] [--timeout DUR] [--any] [--json] [--quiet]",
+  "wait",
+  "[ID...] [--name N] [--queue Q] [--timeout DUR] [--any] [--json] [--quiet] |\n"
+  "       ID (--until-output REGEX | --until-port PORT) [--idle DUR] [--timeout DUR] [--json]",
   "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"
   "status: 0 only if every task succeeded. Exits 4 if --timeout passes first and 5 on\n"
   "Ctrl-C (SIGINT, SIGTERM, SIGHUP); the tasks run on. --name and --queue add every task\n"
-  "with that name or of that queue. The exit codes: man bgtask, EXIT STATUS."};
+  "with that name or of that queue. With --until-output, --until-port or --idle, waits for\n"
+  "one running task to print a matching line, listen on PORT, or print nothing for DUR:\n"
+  "0 when the line or port is there, 6 if the task ended first, 7 when it was idle.\n"
+  "The exit codes: man bgtask, EXIT STATUS."};
+
+// The condition the options ask for, or nullopt if they ask for none.
+std::optional<WaitCondition> condition_from(const po::variables_map& vm)
+{
+  WaitCondition condition;
+  if (const auto pattern = optional_value<std::string>(vm, "until-output")) {
+    condition.until_output = compile_output_pattern(*pattern, "--until-output");
+  }
+  if (const auto port = optional_value<std::string>(vm, "until-port")) {
+    const std::size_t value = parse_count(*port, "--until-port");
+    if (value < 1 || value > 65535) {
+      throw_usage("--until-port: expected a TCP port, 1 to 65535");
+    }
+    condition.until_port = static_cast<std::uint16_t>(value);
+  }
+  if (const auto idle = optional_value<std::string>(vm, "idle")) {
+    condition.idle = parse_duration(*idle);
+  }
+  if (condition.until_output && condition.until_port) {
+    throw_usage("--until-output and --until-port exclude each other");
+  }
+  if (!condition.until_output && !condition.until_port && !condition.idle) {
+    return std::nullopt;
+  }
+  return condition;
+}
+
+// wait ID --until-output/--until-port/--idle: prints the matching line (or
+// the JSON), exits 0, 6 (ended first), 7 (idle), 4 or 5.
+int wait_for(const TaskDir& dir, const std::string& id, const WaitCondition& condition,
+             std::optional<Milliseconds> limit, const po::variables_map& vm)
+{
+  const ConditionResult result =
+    wait_for_condition(dir, id, condition, limit, Interrupts::end_wait);
+  if (vm.count("json") != 0) {
+    print_json(condition_result_to_json(result));
+  } else if (vm.count("quiet") == 0) {
+    if (result.end == ConditionEnd::met && condition.until_output) {
+      std::cout << for_stdout(result.line) << '\n';
+    } else {
+      std::cout << id << ' ' << for_stdout(state_text(result.record)) << '\n';
+    }
+  }
+  switch (result.end) {
+  case ConditionEnd::met:
+    return 0;
+  case ConditionEnd::idle:
+    std::cerr << "bgtask: " << id << " printed nothing for " << format_duration(result.quiet_for)
+              << "; it still runs\n";
+    return static_cast<int>(ExitCode::idle);
+  case ConditionEnd::task_ended:
+    std::cerr << "bgtask: " << id << " ended (" << state_text(result.record) << ") before "
+              << (condition.until_port ? "listening on the port" : "a matching line") << '\n';
+    return static_cast<int>(ExitCode::condition_unmet);
+  case ConditionEnd::gave_up:
+    std::cerr << "bgtask: wait gave up after " << format_duration(*limit)
+              << "; the task still runs\n";
+    return static_cast<int>(ExitCode::wait_gave_up);
+  case ConditionEnd::interrupted:
+    break;
+  }
+  std::cerr << "bgtask: wait interrupted by SIG" << sigabbrev_np(interrupt_signal())
+            << "; the task still runs\n";
+  return static_cast<int>(ExitCode::interrupted);
+}
 
 } // namespace
 
@@ -36,7 +108,13 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
                         "give up after DUR and exit 4 (the tasks run on)")(
     "any", "return as soon as one of the tasks has finished")(
     "json", "print a JSON array of the records")("quiet,q",
-                                                 "print no line per task; the exit status tells");
+                                                 "print no line per task; the exit status tells")(
+    "until-output", po::value<std::string>()->value_name("REGEX"),
+    "return (0) once a line of output matches REGEX; 6 if the task ends first")(
+    "until-port", po::value<std::string>()->value_name("PORT"),
+    "return (0) once a process of the task listens on TCP PORT; 6 if it ends first")(
+    "idle", po::value<std::string>()->value_name("DUR"),
+    "return (7) once the running task has printed nothing for DUR");
   add_selection_options(options);
   const auto parsed = parse_id_command_line(k_syntax, options, IdCount::any, args);
   if (!parsed) {
@@ -49,7 +127,16 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
     limit = parse_duration(*text);
   }
   const WaitMode mode = vm.count("any") != 0 ? WaitMode::any : WaitMode::all;
+  const auto condition = condition_from(vm);
+  if (condition && (prefixes.size() != 1 || vm.count("any") != 0 || vm.count("name") != 0 ||
+                    vm.count("queue") != 0)) {
+    throw_usage("--until-output, --until-port and --idle wait for one task ID");
+  }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  if (condition) {
+    catch_interrupts({SIGINT, SIGTERM, SIGHUP});
+    return wait_for(dir, resolve_task_id(dir, prefixes.front()), *condition, limit, vm);
+  }
   const auto ids = select_tasks(dir, vm, prefixes);
 
   catch_interrupts({SIGINT, SIGTERM, SIGHUP});

@@ -12,13 +12,15 @@ namespace bgtask {
 // that the tasks still run; 4-9 belong to `wait`.
 enum class ExitCode : int {
   success = 0,
-  failure = 1,        // bgtask itself failed (I/O error, unexpected condition)
-  usage = 2,          // bad arguments, unknown or ambiguous ID, refused directory
-  detached = 3,       // `run` stopped following a task that still runs (--detach-after, Ctrl-\)
-  wait_gave_up = 4,   // `wait --timeout` elapsed first; the tasks still run
-  interrupted = 5,    // `wait`/`output --follow` got SIGINT/SIGTERM/SIGHUP; the tasks still run
-  limit_reached = 69, // `start --max-running`: too many tasks running; nothing started
-  lost = 75,          // a task's outcome is unknown (supervisor died, host rebooted)
+  failure = 1,         // bgtask itself failed (I/O error, unexpected condition)
+  usage = 2,           // bad arguments, unknown or ambiguous ID, refused directory
+  detached = 3,        // `run` stopped following a task that still runs (--detach-after, Ctrl-\)
+  wait_gave_up = 4,    // `wait --timeout` elapsed first; the tasks still run
+  interrupted = 5,     // `wait`/`output --follow` got SIGINT/SIGTERM/SIGHUP; the tasks still run
+  condition_unmet = 6, // `wait --until-output/--until-port/--idle`: the task ended first
+  idle = 7,            // `wait --idle`: the task printed nothing for DUR while it ran
+  limit_reached = 69,  // `start --max-running`: too many tasks running; nothing started
+  lost = 75,           // a task's outcome is unknown (supervisor died, host rebooted)
   limits_unavailable = 78, // `start --memory-max/--pids-max/--cpu-max`: no writable cgroup here
   timed_out = 124,         // a task timed out (its own --timeout)
   cancelled = 125,         // a task was cancelled (`cancel`, or Ctrl-C in `run`)
