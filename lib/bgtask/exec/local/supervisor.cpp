@@ -832,9 +832,10 @@ CgroupLimits cgroup_limits(const ResourceLimits& limits)
   return CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max};
 }
 
-} // namespace
-
-void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
+// Detaches the supervisor (new session, stdio on /dev/null, no other
+// inherited descriptors, child subreaper) and returns a signalfd for the
+// signals it handles (invalid if it could not be made).
+UniqueFd detach_supervisor(const TaskDir& dir, const SupervisorPlan& plan)
 {
   ::setsid();
   if (std::getenv("BGTASK_TEST_STOP_SUPERVISOR") != nullptr) {
@@ -853,7 +854,51 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     sigaddset(&handled, sig);
   }
   ::sigprocmask(SIG_BLOCK, &handled, nullptr);
-  UniqueFd signal_fd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+  return UniqueFd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+}
+
+// Writes the final record once the last attempt ended: output size and
+// bound, the outcome, the attempts, and what the cgroup reported (after
+// removing it, which KILLs what the command left in it).
+void write_final_record(const TaskDir& dir, SupervisorPlan& plan, const Attempts& attempts,
+                        std::pair<int, Stopping> end, OutputKeeper* keeper,
+                        std::optional<DirLock>& slot)
+{
+  CgroupReport cgroup_report;
+  if (plan.cgroup) {
+    cgroup_report = CgroupReport{plan.cgroup->memory_peak(), plan.cgroup->pids_limit_hits()};
+    plan.cgroup->remove();
+  }
+  slot.reset(); // the queue's next task may start once this record is final
+  struct stat st
+  {
+  };
+  const std::uint64_t bytes =
+    ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  update_record(
+    dir, plan.lock, plan.request.record,
+    [&](TaskRecord& r) {
+      r.output.bytes = bytes;
+      if (keeper) {
+        record_output_bound(r.output, *keeper);
+        if (!keeper->write_error().empty()) {
+          add_event(r, "output_error", keeper->write_error());
+        }
+      }
+      attempts.apply_last(r);
+      apply_outcome(r, end.first, end.second, plan.request);
+      if (plan.cgroup) {
+        apply_cgroup_report(r, cgroup_report, attempts.last_was_oom());
+      }
+    },
+    12);
+}
+
+} // namespace
+
+void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
+{
+  UniqueFd signal_fd = detach_supervisor(dir, plan);
 
   auto& request = plan.request;
   TaskRecord& record = request.record;
@@ -861,8 +906,6 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     write_fully(plan.report.get(), line);
     plan.report.close();
   };
-  // A task that starts has room for its final record; on a full disk it
-  // does not start.
   // Before any record names the task: leave nothing of it behind.
   const auto abandon = [&](const std::string& reason) {
     if (load_record(dir, record.id).status == LoadStatus::missing) {
@@ -872,6 +915,8 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
     report("1\n" + reason);
     ::_exit(1);
   };
+  // A task that starts has room for its final record; on a full disk it
+  // does not start.
   if (const int err = reserve_outcome_space(plan.lock); err == ENOSPC || err == EDQUOT) {
     abandon("no room for the task's records in " + dir.path() + ": " + std::strerror(err));
   }
@@ -921,35 +966,8 @@ void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
                          : capture ? static_cast<OutputKeeper*>(&*capture)
                                    : nullptr;
   Attempts attempts(dir, plan, signal_fd.get(), keeper, std::move(capture_input), report);
-  const auto [status, stopping] = attempts.run();
-  CgroupReport cgroup_report;
-  if (plan.cgroup) {
-    cgroup_report = CgroupReport{plan.cgroup->memory_peak(), plan.cgroup->pids_limit_hits()};
-    plan.cgroup->remove(); // KILLs what the command left in it
-  }
-  slot.reset(); // the queue's next task may start once this record is final
-  struct stat st
-  {
-  };
-  const std::uint64_t bytes =
-    ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-  update_record(
-    dir, plan.lock, record,
-    [&](TaskRecord& r) {
-      r.output.bytes = bytes;
-      if (keeper) {
-        record_output_bound(r.output, *keeper);
-        if (!keeper->write_error().empty()) {
-          add_event(r, "output_error", keeper->write_error());
-        }
-      }
-      attempts.apply_last(r);
-      apply_outcome(r, status, stopping, request);
-      if (plan.cgroup) {
-        apply_cgroup_report(r, cgroup_report, attempts.last_was_oom());
-      }
-    },
-    12);
+  const auto end = attempts.run();
+  write_final_record(dir, plan, attempts, end, keeper, slot);
   run_exit_hook(dir, plan.lock, record);
   ::_exit(0);
 }
