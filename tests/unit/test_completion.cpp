@@ -1,9 +1,12 @@
 #include <bgtask/cli/command.hpp>
+#include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/completion.hpp>
+#include <bgtask/commands/table.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 using namespace bgtask;
 
@@ -15,7 +18,7 @@ const std::optional<std::string> k_no_dir = "/nonexistent/bgtask-completion-test
 std::vector<std::string> offered(const std::vector<std::string>& words)
 {
   std::vector<std::string> result;
-  for (const auto& candidate : complete_command_line(words, k_no_dir).candidates) {
+  for (const auto& candidate : complete_command_line(all_commands(), words, k_no_dir).candidates) {
     result.push_back(candidate.word);
   }
   return result;
@@ -53,7 +56,8 @@ TEST(Completion, OffersTheOptionsOfTheCommandWithoutPositionalOnes)
 TEST(Completion, OffersGlobalOptionsBeforeTheCommand)
 {
   EXPECT_EQ(offered({"--v"}), (std::vector<std::string>{"--version"}));
-  EXPECT_EQ(complete_command_line({"--dir", ""}, k_no_dir).kind, CompletionKind::directories);
+  EXPECT_EQ(complete_command_line(all_commands(), {"--dir", ""}, k_no_dir).kind,
+            CompletionKind::directories);
 }
 
 TEST(Completion, CompletesStatesAsACommaSeparatedList)
@@ -73,13 +77,16 @@ TEST(Completion, CompletesFixedValues)
 
 TEST(Completion, HandsPathsAndCommandsToTheShell)
 {
-  const auto cwd = complete_command_line({"start", "--cwd=/us"}, k_no_dir);
+  const auto cwd = complete_command_line(all_commands(), {"start", "--cwd=/us"}, k_no_dir);
   EXPECT_EQ(cwd.kind, CompletionKind::directories);
   EXPECT_EQ(cwd.prefix, "--cwd=");
-  EXPECT_EQ(complete_command_line({"start", "--name", "x", "--", ""}, k_no_dir).kind,
-            CompletionKind::commands);
-  EXPECT_EQ(complete_command_line({"start", "--", "ls", ""}, k_no_dir).kind, CompletionKind::files);
-  EXPECT_EQ(complete_command_line({"start", "-c", ""}, k_no_dir).kind, CompletionKind::words);
+  EXPECT_EQ(
+    complete_command_line(all_commands(), {"start", "--name", "x", "--", ""}, k_no_dir).kind,
+    CompletionKind::commands);
+  EXPECT_EQ(complete_command_line(all_commands(), {"start", "--", "ls", ""}, k_no_dir).kind,
+            CompletionKind::files);
+  EXPECT_EQ(complete_command_line(all_commands(), {"start", "-c", ""}, k_no_dir).kind,
+            CompletionKind::words);
 }
 
 TEST(Completion, SkipsOptionValuesWhenCountingArguments)
@@ -104,4 +111,57 @@ TEST(Completion, FormatsKindPrefixAndCandidatesLineByLine)
   EXPECT_EQ(format_completion(completion), "words\nlist\tlist tasks\n--json\t\n");
   completion = {CompletionKind::directories, "--cwd=", {}};
   EXPECT_EQ(format_completion(completion), "dirs\t--cwd=\n");
+}
+
+namespace {
+
+// A handler that must never run: describing a command does not call it.
+int never_called(const GlobalOptions&, const CommandArgs&)
+{
+  ADD_FAILURE() << "a handler was called to describe its command";
+  return 1;
+}
+
+po::options_description frob_options()
+{
+  po::options_description options;
+  options.add_options()("speed", po::value<std::string>(), "how fast")("loud", "make noise");
+  return options;
+}
+
+constexpr std::array<Command, 2> k_table{{
+  {"frob", "frobnicate tasks", "ID... [--speed S] [--loud]", "Frobnicates.", frob_options,
+   Operands::task_ids, never_called},
+  {"zap", "zap everything", "", "Zaps.", nullptr, Operands::none, never_called},
+}};
+
+} // namespace
+
+TEST(Completion, ReadsTheTableItIsGivenWithoutCallingHandlers)
+{
+  std::vector<std::string> commands;
+  for (const auto& candidate : complete_command_line(k_table, {""}, k_no_dir).candidates) {
+    commands.push_back(candidate.word);
+  }
+  EXPECT_EQ(commands, (std::vector<std::string>{"frob", "zap", "help"}));
+  std::vector<std::string> options;
+  for (const auto& candidate :
+       complete_command_line(k_table, {"frob", "--"}, k_no_dir).candidates) {
+    options.push_back(candidate.word);
+  }
+  EXPECT_EQ(options, (std::vector<std::string>{"--speed", "--loud", "--help"}));
+  EXPECT_TRUE(complete_command_line(k_table, {"cancel", ""}, k_no_dir).candidates.empty());
+}
+
+TEST(CommandTable, EveryCommandWithOptionsDeclaresThemAndItsHelp)
+{
+  for (const auto& command : all_commands()) {
+    const auto visible = visible_options(command);
+    EXPECT_NE(visible.find_nothrow("help", false), nullptr) << command.name;
+    EXPECT_FALSE(command.summary.empty()) << command.name;
+    EXPECT_FALSE(command.help.empty()) << command.name;
+    if (command.operands != Operands::words) {
+      EXPECT_NE(command.options, nullptr) << command.name;
+    }
+  }
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <boost/program_options.hpp>
+
 #include <optional>
 #include <span>
 #include <string>
@@ -8,33 +10,60 @@
 
 namespace bgtask {
 
+namespace po = boost::program_options;
+
 // Options that precede the command name.
 struct GlobalOptions
 {
   std::optional<std::string> dir;
 };
 
-// Runs one command with its own arguments (everything after its name);
-// returns the exit code. A handler parses its arguments with
-// parse_command_line before it does anything else: shell completion calls
-// it with `--help` to learn its options (describe_command).
-using CommandHandler = int (*)(const GlobalOptions& global, const std::vector<std::string>& args);
+// What a command takes besides its options. Parsing (parse_command_args),
+// --help and completion all read it from the command's declaration.
+enum class Operands {
+  none,             // options only
+  task_id,          // exactly one task ID or prefix
+  task_ids,         // one or more task IDs or prefixes
+  any_task_ids,     // any number of task IDs or prefixes (options may select tasks instead)
+  optional_task_id, // at most one task ID or prefix
+  optional_queue,   // at most one queue name
+  command,          // the words after the first `--`, passed on unparsed
+  words,            // every argument, unparsed: the command has no options
+};
 
+// A command's arguments, parsed against its declaration.
+struct CommandArgs
+{
+  po::variables_map options;
+  std::vector<std::string> operands; // the positional arguments (IDs, a queue name, or words)
+  std::vector<std::string> command;  // Operands::command: the words after `--`, if any
+};
+
+// Runs one command with its parsed arguments; returns the exit code.
+using CommandHandler = int (*)(const GlobalOptions& global, const CommandArgs& args);
+
+// Builds a command's options (every command also gets --help).
+using OptionsFactory = po::options_description (*)();
+
+// One command's declaration: what it is called, how it is described, what
+// it accepts and what runs it. Dispatch, --help and completion read the
+// same declaration; none of them calls the handler to learn it.
 struct Command
 {
   std::string_view name;
-  std::string_view summary;
+  std::string_view summary; // one line, for `bgtask --help` and completion
+  std::string_view usage;   // what follows `bgtask NAME` in its usage line
+  std::string_view help;    // the paragraph `bgtask NAME --help` shows
+  OptionsFactory options;
+  Operands operands;
   CommandHandler handler;
 };
-
-// Every command, sorted by name; drives dispatch and `bgtask --help`.
-std::span<const Command> all_commands();
 
 // True for commands that work but are meant for scripts, not people
 // (named `__...`): left out of --help and of completion.
 bool is_hidden(const Command& command);
 
-// The command called `name`, or nullptr.
-const Command* find_command(std::string_view name);
+// The command called `name` in `table` (sorted by name), or nullptr.
+const Command* find_command(std::span<const Command> table, std::string_view name);
 
 } // namespace bgtask

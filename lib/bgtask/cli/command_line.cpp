@@ -7,69 +7,90 @@
 
 #include <algorithm>
 #include <iostream>
-#include <sstream>
+#include <tuple>
+#include <utility>
 
 namespace bgtask {
 
 namespace {
 
-// Set while describe_command runs a handler on this thread.
-thread_local std::optional<CommandOptions>* t_description = nullptr;
-
-bool is_positional(const po::positional_options_description& positional, const std::string& name)
+// How a command's operands reach the parser: as the hidden option `name`
+// that the positional arguments fill, `count` of them (-1: any number).
+struct OperandOption
 {
-  const unsigned count = std::min(positional.max_total_count(), 64U);
-  for (unsigned i = 0; i < count; ++i) {
-    if (positional.name_for_position(i) == name) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// The options as --help shows them: those that only receive positional
-// arguments (`ID...`, named in the usage line) are left out.
-po::options_description visible_options(const po::options_description& options,
-                                        const po::positional_options_description& positional)
-{
-  po::options_description visible("Options");
-  for (const auto& option : options.options()) {
-    if (!is_positional(positional, option->long_name())) {
-      visible.add(option);
-    }
-  }
-  return visible;
-}
-
-// While alive: parse_command_line hands its options to `description`
-// instead of parsing, and whatever goes to std::cout is dropped.
-class DescriptionScope
-{
-public:
-  explicit DescriptionScope(std::optional<CommandOptions>& description)
-    : m_saved(std::cout.rdbuf(m_discarded.rdbuf()))
-  {
-    t_description = &description;
-  }
-  ~DescriptionScope()
-  {
-    t_description = nullptr;
-    std::cout.rdbuf(m_saved);
-  }
-  DescriptionScope(const DescriptionScope&) = delete;
-  DescriptionScope& operator=(const DescriptionScope&) = delete;
-
-private:
-  std::ostringstream m_discarded;
-  std::streambuf* m_saved;
+  const char* name;
+  const char* description;
+  int count;
 };
+
+std::optional<OperandOption> operand_option(Operands operands)
+{
+  switch (operands) {
+  case Operands::task_id:
+  case Operands::optional_task_id:
+    return OperandOption{"id", "task ID", 1};
+  case Operands::task_ids:
+  case Operands::any_task_ids:
+    return OperandOption{"id", "task IDs", -1};
+  case Operands::optional_queue:
+    return OperandOption{"name", "queue name", 1};
+  case Operands::none:
+  case Operands::command:
+  case Operands::words:
+    break;
+  }
+  return std::nullopt;
+}
+
+// Splits arguments at the first `--`: the command's options before, the
+// command to run after.
+std::pair<std::vector<std::string>, std::vector<std::string>>
+split_at_separator(const std::vector<std::string>& args)
+{
+  const auto separator = std::find(args.begin(), args.end(), "--");
+  std::vector<std::string> own(args.begin(), separator);
+  std::vector<std::string> command;
+  if (separator != args.end()) {
+    command.assign(separator + 1, args.end());
+  }
+  return {std::move(own), std::move(command)};
+}
+
+// The operands found in `vm`, checked against what `command` requires.
+std::vector<std::string> take_operands(const Command& command, const OperandOption& operand,
+                                       const po::variables_map& vm)
+{
+  std::vector<std::string> operands;
+  if (operand.count == 1) {
+    if (auto value = optional_value<std::string>(vm, operand.name)) {
+      operands.push_back(std::move(*value));
+    }
+  } else if (auto values = optional_value<std::vector<std::string>>(vm, operand.name)) {
+    operands = std::move(*values);
+  }
+  const bool required =
+    command.operands == Operands::task_id || command.operands == Operands::task_ids;
+  const bool ids = required || command.operands == Operands::any_task_ids;
+  if (required && operands.empty()) {
+    throw_usage(
+      "bgtask " + std::string(command.name) +
+      (command.operands == Operands::task_id ? ": give a task ID" : ": give at least one task ID"));
+  }
+  if (ids) {
+    // Malformed IDs are refused before the directory is touched (or created).
+    for (const auto& id : operands) {
+      check_task_id_prefix(id);
+    }
+  }
+  return operands;
+}
 
 // A word where the command takes no (more) operands: the command of
 // `start`/`run` without `--` before it, or one ID too many.
-std::string extra_operand_message(const CommandSyntax& syntax, const std::vector<std::string>& args)
+std::string extra_operand_message(const Command& command, const std::vector<std::string>& args)
 {
-  const std::string name(syntax.name);
-  if (syntax.usage.find("-- CMD") != std::string_view::npos) {
+  const std::string name(command.name);
+  if (command.operands == Operands::command) {
     return "bgtask " + name + ": put `--` before the command: bgtask " + name +
            " [options] -- CMD [ARG...] (or -c 'SHELL STRING')";
   }
@@ -77,55 +98,73 @@ std::string extra_operand_message(const CommandSyntax& syntax, const std::vector
                                     [](const std::string& a) { return !a.starts_with('-'); });
   return "bgtask " + name + ": unexpected argument '" +
          escape_for_terminal(operand != args.rend() ? *operand : "", KeepNewlines::no) +
-         "' (usage: bgtask " + name + " " + std::string(syntax.usage) + ")";
+         "' (usage: bgtask " + name + " " + std::string(command.usage) + ")";
 }
 
 } // namespace
 
-std::optional<CommandOptions> describe_command(CommandHandler handler)
+po::options_description visible_options(const Command& command)
 {
-  std::optional<CommandOptions> description;
-  {
-    const DescriptionScope scope(description);
-    handler(GlobalOptions{}, {"--help"});
+  po::options_description visible("Options");
+  if (command.options != nullptr) {
+    const po::options_description declared = command.options();
+    for (const auto& option : declared.options()) {
+      visible.add(option);
+    }
   }
-  return description;
+  visible.add_options()("help,h", "show this help");
+  return visible;
 }
 
-std::optional<po::variables_map>
-parse_command_line(const CommandSyntax& syntax, po::options_description options,
-                   const po::positional_options_description& positional,
-                   const std::vector<std::string>& args)
+std::optional<CommandArgs> parse_command_args(const Command& command,
+                                              const std::vector<std::string>& args)
 {
-  options.add_options()("help,h", "show this help");
-  if (t_description != nullptr) {
-    *t_description = CommandOptions{visible_options(options, positional).options(), positional};
-    return std::nullopt;
+  CommandArgs parsed;
+  if (command.operands == Operands::words) {
+    parsed.operands = args;
+    return parsed;
   }
+  std::vector<std::string> own = args;
+  if (command.operands == Operands::command) {
+    std::tie(own, parsed.command) = split_at_separator(args);
+  }
+  const po::options_description visible = visible_options(command);
   po::options_description all;
-  all.add(options);
-  po::variables_map vm;
+  all.add(visible);
+  po::positional_options_description positional;
+  const auto operand = operand_option(command.operands);
+  if (operand) {
+    if (operand->count == 1) {
+      all.add_options()(operand->name, po::value<std::string>(), operand->description);
+    } else {
+      all.add_options()(operand->name, po::value<std::vector<std::string>>(), operand->description);
+    }
+    positional.add(operand->name, operand->count);
+  }
   try {
     const auto style =
       po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(args).options(all).positional(positional).style(style).run(),
-              vm);
-    if (vm.count("help") != 0) {
-      std::cout << "usage: bgtask " << syntax.name << ' ' << syntax.usage << "\n\n"
-                << syntax.summary << "\n\n"
-                << format_option_help(visible_options(options, positional))
+    po::store(po::command_line_parser(own).options(all).positional(positional).style(style).run(),
+              parsed.options);
+    if (parsed.options.count("help") != 0) {
+      std::cout << "usage: bgtask " << command.name << ' ' << command.usage << "\n\n"
+                << command.help << "\n\n"
+                << format_option_help(visible)
                 << "\nThe global --dir DIR may come before or after the command name. See man "
                    "bgtask.\n";
       return std::nullopt;
     }
-    po::notify(vm);
+    po::notify(parsed.options);
   } catch (const po::too_many_positional_options_error&) {
-    throw_usage(extra_operand_message(syntax, args));
+    throw_usage(extra_operand_message(command, own));
   } catch (const po::error& e) {
-    throw_usage("bgtask " + std::string(syntax.name) + ": " + e.what() + " (see bgtask " +
-                std::string(syntax.name) + " --help)");
+    throw_usage("bgtask " + std::string(command.name) + ": " + e.what() + " (see bgtask " +
+                std::string(command.name) + " --help)");
   }
-  return vm;
+  if (operand) {
+    parsed.operands = take_operands(command, *operand, parsed.options);
+  }
+  return parsed;
 }
 
 std::size_t parse_count(std::string_view text, std::string_view option)
@@ -175,48 +214,6 @@ std::vector<std::string> split_list(std::string_view text)
     text.remove_prefix(comma + 1);
   }
   return parts;
-}
-
-std::optional<po::variables_map>
-parse_command_line_with_operand(const CommandSyntax& syntax, po::options_description options,
-                                const char* name, const char* description,
-                                const std::vector<std::string>& args)
-{
-  po::options_description hidden;
-  hidden.add_options()(name, po::value<std::string>(), description);
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add(name, 1);
-  return parse_command_line(syntax, options, positional, args);
-}
-
-std::optional<IdCommandLine> parse_id_command_line(const CommandSyntax& syntax,
-                                                   po::options_description options, IdCount count,
-                                                   const std::vector<std::string>& args)
-{
-  po::options_description hidden;
-  hidden.add_options()("id", po::value<std::vector<std::string>>(),
-                       count == IdCount::one ? "task ID" : "task IDs");
-  options.add(hidden);
-  po::positional_options_description positional;
-  positional.add("id", count == IdCount::one ? 1 : -1);
-  auto vm = parse_command_line(syntax, options, positional, args);
-  if (!vm) {
-    return std::nullopt;
-  }
-  auto ids = optional_value<std::vector<std::string>>(*vm, "id");
-  if (!ids && count == IdCount::any) {
-    ids.emplace();
-  }
-  if (!ids) {
-    throw_usage("bgtask " + std::string(syntax.name) +
-                (count == IdCount::one ? ": give a task ID" : ": give at least one task ID"));
-  }
-  // Malformed IDs are refused before the directory is touched (or created).
-  for (const auto& id : *ids) {
-    check_task_id_prefix(id);
-  }
-  return IdCommandLine{std::move(*vm), std::move(*ids)};
 }
 
 } // namespace bgtask

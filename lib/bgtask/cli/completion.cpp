@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <set>
 #include <span>
 #include <sys/stat.h>
@@ -49,7 +50,7 @@ struct CommandSpec
 {
   std::string name;
   std::vector<OptionSpec> options;
-  po::positional_options_description positional;
+  Operands operands = Operands::none;
 
   const OptionSpec* find_long(std::string_view long_name) const
   {
@@ -113,16 +114,32 @@ Completion shell_completion(CompletionKind kind, std::string prefix)
   return completion;
 }
 
+// How many operands a command of this kind takes at most.
+std::size_t max_operands(Operands operands)
+{
+  switch (operands) {
+  case Operands::task_id:
+  case Operands::optional_task_id:
+  case Operands::optional_queue:
+    return 1;
+  case Operands::task_ids:
+  case Operands::any_task_ids:
+    return std::numeric_limits<std::size_t>::max();
+  case Operands::none:
+  case Operands::command:
+  case Operands::words:
+    break;
+  }
+  return 0;
+}
+
 CommandSpec describe(const Command& command)
 {
   CommandSpec spec;
   spec.name = command.name;
-  const auto description = describe_command(command.handler);
-  if (!description) {
-    return spec;
-  }
-  spec.positional = description->positional;
-  for (const auto& option : description->options) {
+  spec.operands = command.operands;
+  const po::options_description options = visible_options(command);
+  for (const auto& option : options.options()) {
     OptionSpec o;
     o.long_name = option->long_name();
     const auto display =
@@ -137,10 +154,10 @@ CommandSpec describe(const Command& command)
   return spec;
 }
 
-std::vector<CompletionCandidate> command_candidates()
+std::vector<CompletionCandidate> command_candidates(std::span<const Command> commands)
 {
   std::vector<CompletionCandidate> candidates;
-  for (const auto& command : all_commands()) {
+  for (const auto& command : commands) {
     if (!is_hidden(command)) {
       candidates.push_back({std::string(command.name), one_line(command.summary)});
     }
@@ -376,8 +393,8 @@ Completion complete_arguments(const Context& context, const CommandSpec& spec,
   if (pending != nullptr) {
     return complete_value(context, spec, *pending, typed, "");
   }
-  const bool takes_positional = spec.positional.max_total_count() > 0;
-  if (after_separator && !takes_positional) {
+  const std::size_t operands = max_operands(spec.operands);
+  if (after_separator && operands == 0) {
     // `start -- CMD ARG...`: the command to run, then its arguments.
     return shell_completion(passed_through == 0 ? CompletionKind::commands : CompletionKind::files,
                             "");
@@ -394,26 +411,23 @@ Completion complete_arguments(const Context& context, const CommandSpec& spec,
   if (!after_separator && typed.starts_with('-')) {
     return words(option_candidates(spec), typed);
   }
-  if (positionals < spec.positional.max_total_count()) {
-    const auto& name = spec.positional.name_for_position(static_cast<unsigned>(positionals));
-    if (spec.name == "queue") {
+  if (positionals < operands) {
+    if (spec.operands == Operands::optional_queue) {
       return words(queue_candidates(context.dir), typed);
     }
-    if (name == "id" || name == "ids") {
-      const bool unfinished_only = std::find(k_unfinished_only.begin(), k_unfinished_only.end(),
-                                             spec.name) != k_unfinished_only.end();
-      return words(
-        id_candidates(context.dir, typed, unfinished_only ? Unfinished::only : Unfinished::any),
-        typed);
-    }
-    return {};
+    const bool unfinished_only = std::find(k_unfinished_only.begin(), k_unfinished_only.end(),
+                                           spec.name) != k_unfinished_only.end();
+    return words(
+      id_candidates(context.dir, typed, unfinished_only ? Unfinished::only : Unfinished::any),
+      typed);
   }
   return words(option_candidates(spec), typed);
 }
 
 } // namespace
 
-Completion complete_command_line(const std::vector<std::string>& words_in,
+Completion complete_command_line(std::span<const Command> commands,
+                                 const std::vector<std::string>& words_in,
                                  const std::optional<std::string>& dir)
 {
   const std::vector<std::string> args = words_in.empty() ? std::vector<std::string>{""} : words_in;
@@ -448,12 +462,12 @@ Completion complete_command_line(const std::vector<std::string>& words_in,
                     {"--version", "show the version"}},
                    typed);
     }
-    return words(command_candidates(), typed);
+    return words(command_candidates(commands), typed);
   }
   if (args[i] == "help") {
-    return i + 1 == last ? words(command_candidates(), typed) : Completion{};
+    return i + 1 == last ? words(command_candidates(commands), typed) : Completion{};
   }
-  const Command* command = find_command(args[i]);
+  const Command* command = find_command(commands, args[i]);
   if (command == nullptr || is_hidden(*command)) {
     return {};
   }

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <bgtask/cli/command.hpp>
+
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,10 +31,12 @@ struct Completion
 
 // Completes a bgtask command line. `words` are the arguments after `bgtask`
 // up to the cursor; the last is the word being typed (empty after a space).
-// Options and positional arguments come from each command's own option
-// table; task IDs, names and queues are read from the task directory the words
-// select (or `dir`, else the default), which is never created or written.
-Completion complete_command_line(const std::vector<std::string>& words,
+// Commands, their options and their operands come from the declarations in
+// `commands` (sorted by name); task IDs, names and queues are read from the
+// task directory the words select (or `dir`, else the default), which is
+// never created or written.
+Completion complete_command_line(std::span<const Command> commands,
+                                 const std::vector<std::string>& words,
                                  const std::optional<std::string>& dir);
 
 // The form the shell scripts read: a first line `KIND[\tPREFIX]` (KIND is

@@ -24,17 +24,10 @@ bool confirmed(const TaskRecord& record, PauseAction action)
 
 } // namespace
 
-int change_pause(const GlobalOptions& global, const std::vector<std::string>& args,
-                 const CommandSyntax& syntax, PauseAction action)
+int change_pause(const GlobalOptions& global, const CommandArgs& args, PauseAction action)
 {
-  po::options_description options("Options");
-  options.add_options()("json", "print a JSON array of the records");
-  const auto parsed = parse_id_command_line(syntax, options, IdCount::many, args);
-  if (!parsed) {
-    return 0;
-  }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const auto ids = resolve_task_ids(dir, parsed->ids);
+  const auto ids = resolve_task_ids(dir, args.operands);
   auto records = load_current_records(dir, ids);
   for (const auto& record : records) {
     if (!confirmed(record, action) || record.pause.requested != (action == PauseAction::pause)) {
@@ -60,7 +53,7 @@ int change_pause(const GlobalOptions& global, const std::vector<std::string>& ar
     }
     watcher.wait_for_change(pending, Milliseconds(200));
   }
-  if (parsed->vm.count("json") != 0) {
+  if (args.options.count("json") != 0) {
     print_json(records_to_json(records));
     return 0;
   }

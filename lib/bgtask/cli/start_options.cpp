@@ -352,18 +352,6 @@ std::vector<TaskRecord> unfinished_tasks(const TaskDir& dir)
 
 } // namespace
 
-std::pair<std::vector<std::string>, std::vector<std::string>>
-split_at_separator(const std::vector<std::string>& args)
-{
-  const auto separator = std::find(args.begin(), args.end(), "--");
-  std::vector<std::string> own(args.begin(), separator);
-  std::vector<std::string> command;
-  if (separator != args.end()) {
-    command.assign(separator + 1, args.end());
-  }
-  return {std::move(own), std::move(command)};
-}
-
 void add_env_options(po::options_description& options)
 {
   options.add_options()("env", po::value<std::vector<std::string>>()->composing(),

@@ -16,11 +16,6 @@ class TaskDir;
 // How `start` and `run` start a task: the options they share, what those
 // ask for, and the start itself.
 
-// Splits a command's arguments at the first `--`: bgtask's options before,
-// the command to run after.
-std::pair<std::vector<std::string>, std::vector<std::string>>
-split_at_separator(const std::vector<std::string>& args);
-
 // Adds --env and --env-file (shared by `start` and `rerun`) to `options`.
 void add_env_options(po::options_description& options);
 

@@ -12,29 +12,19 @@
 
 namespace bgtask {
 
-namespace {
-
-constexpr CommandSyntax k_syntax{
-  "cancel", "ID... [--grace DUR] [--json] [--quiet]",
-  "Stops running tasks: TERM to the command's process group and descendants, KILL after\n"
-  "the grace period (default: the task's own, from `start --grace`, else 5s). Returns once\n"
-  "each final record is written. Cancelling a finished task changes nothing and is not an\n"
-  "error. A Slurm task is cancelled with scancel (Slurm's KillWait applies instead)."};
-
-} // namespace
-
-int run_cancel(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description cancel_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()("grace", po::value<std::string>(),
                         "time between TERM and KILL (default: the task's --grace)")(
     "json", "print a JSON array of the final records")("quiet,q", "print nothing on success");
-  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
-  if (!parsed) {
-    return 0;
-  }
-  const auto& vm = parsed->vm;
-  const auto& prefixes = parsed->ids;
+  return options;
+}
+
+int run_cancel(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  const auto& prefixes = args.operands;
   std::optional<Milliseconds> grace;
   if (auto text = optional_value<std::string>(vm, "grace")) {
     grace = parse_duration(*text);

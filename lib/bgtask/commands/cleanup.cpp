@@ -28,16 +28,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{
-  "cleanup",
-  "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json] "
-  "[--quiet]",
-  "Deletes all files of finished tasks that match every filter (finished more than\n"
-  "--older-than ago, default 7d; in one of --state; not among the --keep newest finished).\n"
-  "With --max-bytes, only the oldest of them, until finished tasks take at most SIZE.\n"
-  "Never touches a running task or a corrupt record. Safe to run from cron alongside\n"
-  "other invocations."};
-
 struct TaskFiles
 {
   bool status = false;
@@ -216,9 +206,9 @@ void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles
 
 } // namespace
 
-int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description cleanup_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()("older-than", po::value<std::string>(),
                         "only tasks that finished more than DUR ago (default 7d)")(
     "state", po::value<std::string>(), "only tasks in these final states (comma-separated)")(
@@ -227,25 +217,27 @@ int run_cleanup(const GlobalOptions& global, const std::vector<std::string>& arg
     "remove the oldest finished tasks until finished tasks' files take at most SIZE (e.g. 500M); "
     "no default age filter then")("dry-run", "show what would be removed, remove nothing")(
     "json", "print a JSON summary")("quiet,q", "print nothing on success");
-  const auto vm = parse_command_line(k_syntax, options, {}, args);
-  if (!vm) {
-    return 0;
-  }
+  return options;
+}
+
+int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
   std::optional<std::uint64_t> max_bytes;
-  if (auto text = optional_value<std::string>(*vm, "max-bytes")) {
+  if (auto text = optional_value<std::string>(vm, "max-bytes")) {
     max_bytes = parse_byte_size(*text);
   }
   const auto older_than =
-    parse_duration(optional_value<std::string>(*vm, "older-than").value_or(max_bytes ? "0" : "7d"));
+    parse_duration(optional_value<std::string>(vm, "older-than").value_or(max_bytes ? "0" : "7d"));
   std::vector<std::string> states;
-  if (auto text = optional_value<std::string>(*vm, "state")) {
+  if (auto text = optional_value<std::string>(vm, "state")) {
     states = parse_state_list(*text, "");
   }
-  const auto keep_text = optional_value<std::string>(*vm, "keep");
+  const auto keep_text = optional_value<std::string>(vm, "keep");
   const std::size_t keep = keep_text ? parse_count(*keep_text, "--keep") : 0;
-  const bool dry_run = vm->count("dry-run") != 0;
-  const bool json = vm->count("json") != 0;
-  const bool listed = !json && vm->count("quiet") == 0;
+  const bool dry_run = vm.count("dry-run") != 0;
+  const bool json = vm.count("json") != 0;
+  const bool listed = !json && vm.count("quiet") == 0;
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
 
   const auto files = scan_files(dir);

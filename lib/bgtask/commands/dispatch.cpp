@@ -1,5 +1,7 @@
 #include <bgtask/cli/command.hpp>
+#include <bgtask/cli/command_line.hpp>
 #include <bgtask/commands/dispatch.hpp>
+#include <bgtask/commands/table.hpp>
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
@@ -139,14 +141,15 @@ int dispatch(const std::vector<std::string>& args)
     name = rest.front();
     rest = {"--help"};
   }
-  const Command* command = find_command(name);
+  const Command* command = find_command(all_commands(), name);
   if (command == nullptr) {
     unknown_command(name);
   }
   if (!is_hidden(*command)) {
     take_dir_option(global, rest);
   }
-  return command->handler(global, rest);
+  const auto parsed = parse_command_args(*command, rest);
+  return parsed ? command->handler(global, *parsed) : 0;
 }
 
 void print_error(const std::string& message)

@@ -22,13 +22,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{
-  "list",
-  "[--state S[,S...]] [--name N] [--queue Q] [--limit N] [--format table|json|jsonl] [--json] "
-  "[--wide] [--summary]",
-  "Lists tasks, oldest first. Corrupt records are listed as `corrupt`. On a terminal the\n"
-  "state is coloured unless NO_COLOR is set. --summary prints one line of counts per state."};
-
 enum class ListFormat { table, json, jsonl };
 
 ListFormat parse_format(const po::variables_map& vm)
@@ -163,22 +156,6 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::
   return all;
 }
 
-po::options_description list_options()
-{
-  po::options_description options("Options");
-  options.add_options()("state", po::value<std::string>(),
-                        "only tasks in these states (comma-separated; `corrupt` too)")(
-    "name", po::value<std::string>(), "only tasks with this name")(
-    "queue", po::value<std::string>()->value_name("Q"), "only tasks of queue Q")(
-    "limit", po::value<std::string>(), "only the N newest of the tasks that match")(
-    "format", po::value<std::string>(),
-    "table (default), json (an array) or jsonl (a record per line)")(
-    "json", "print a JSON array of records (same as --format json)")(
-    "wide", "also show each task's directory and full command")(
-    "summary", "print only the count of tasks per state, on one line (JSON with --json)");
-  return options;
-}
-
 // Prints the tasks list shows, in `format`.
 void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, ListColumns columns)
 {
@@ -211,26 +188,39 @@ void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, Li
 
 } // namespace
 
-int run_list(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description list_options()
 {
-  const auto vm = parse_command_line(k_syntax, list_options(), {}, args);
-  if (!vm) {
-    return 0;
-  }
-  const ListFormat format = parse_format(*vm);
-  const ListColumns columns = vm->count("wide") != 0 ? ListColumns::wide : ListColumns::normal;
+  po::options_description options;
+  options.add_options()("state", po::value<std::string>(),
+                        "only tasks in these states (comma-separated; `corrupt` too)")(
+    "name", po::value<std::string>(), "only tasks with this name")(
+    "queue", po::value<std::string>()->value_name("Q"), "only tasks of queue Q")(
+    "limit", po::value<std::string>(), "only the N newest of the tasks that match")(
+    "format", po::value<std::string>(),
+    "table (default), json (an array) or jsonl (a record per line)")(
+    "json", "print a JSON array of records (same as --format json)")(
+    "wide", "also show each task's directory and full command")(
+    "summary", "print only the count of tasks per state, on one line (JSON with --json)");
+  return options;
+}
+
+int run_list(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  const ListFormat format = parse_format(vm);
+  const ListColumns columns = vm.count("wide") != 0 ? ListColumns::wide : ListColumns::normal;
   Filter filter;
-  if (auto states = optional_value<std::string>(*vm, "state")) {
+  if (auto states = optional_value<std::string>(vm, "state")) {
     filter.states = parse_state_list(*states, "corrupt");
   }
-  filter.name = optional_value<std::string>(*vm, "name");
-  filter.queue = optional_value<std::string>(*vm, "queue");
-  const bool summary = vm->count("summary") != 0;
-  if (summary && (format == ListFormat::jsonl || vm->count("limit") != 0)) {
+  filter.name = optional_value<std::string>(vm, "name");
+  filter.queue = optional_value<std::string>(vm, "queue");
+  const bool summary = vm.count("summary") != 0;
+  if (summary && (format == ListFormat::jsonl || vm.count("limit") != 0)) {
     throw_usage("--summary takes neither --limit nor --format jsonl");
   }
   std::optional<std::size_t> limit;
-  if (auto text = optional_value<std::string>(*vm, "limit")) {
+  if (auto text = optional_value<std::string>(vm, "limit")) {
     limit = parse_count(*text, "--limit");
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));

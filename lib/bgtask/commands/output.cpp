@@ -26,18 +26,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{
-  "output",
-  "ID [--follow] [--tail N] [--raw] | --follow ID... [--name N] [--queue Q] |\n"
-  "       ID [--since CURSOR] [--max-bytes N] [--json] [--raw]",
-  "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
-  "`wait` would; exits 141 as soon as a pipe's reader goes away (`| head -1`), and 5 on\n"
-  "Ctrl-C. With several tasks (IDs, --name, --queue) --follow interleaves their lines,\n"
-  "each after `NAME| ` (or `ID| `), until all have ended. On a terminal, control characters\n"
-  "are escaped unless --raw is given. With --since or --json, prints what was written\n"
-  "after CURSOR (default: the start), at most --max-bytes, and the cursor to continue\n"
-  "from (in the JSON, or on stderr)."};
-
 constexpr Milliseconds k_remote_output_poll{1000};
 
 // How long a follower may sleep before reconciling `records` again.
@@ -150,9 +138,9 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
 
 } // namespace
 
-int run_output(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description output_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()("follow,f", "keep printing new output until the task ends")(
     "tail", po::value<std::string>(),
     "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal")(
@@ -162,29 +150,30 @@ int run_output(const GlobalOptions& global, const std::vector<std::string>& args
     "with --since/--json: at most N bytes (default 65536)")(
     "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON");
   add_selection_options(options);
-  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::any, args);
-  if (!parsed) {
-    return 0;
-  }
-  const auto& vm = parsed->vm;
+  return options;
+}
+
+int run_output(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
   const auto tail_text = optional_value<std::string>(vm, "tail");
   const bool follow = vm.count("follow") != 0;
   const bool selecting = vm.count("name") != 0 || vm.count("queue") != 0;
-  if (!follow && (parsed->ids.size() != 1 || selecting)) {
-    throw_usage(parsed->ids.empty() && !selecting
+  if (!follow && (args.operands.size() != 1 || selecting)) {
+    throw_usage(args.operands.empty() && !selecting
                   ? "bgtask output: give a task ID"
                   : "bgtask output: several tasks, --name and --queue need --follow");
   }
   const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  if (parsed->ids.size() != 1 || selecting) {
+  if (args.operands.size() != 1 || selecting) {
     std::optional<std::size_t> tail;
     if (tail_text) {
       tail = parse_count(*tail_text, "--tail");
     }
-    return follow_many(dir, select_tasks(dir, vm, parsed->ids), tail, escape);
+    return follow_many(dir, select_tasks(dir, vm, args.operands), tail, escape);
   }
-  const std::string id = resolve_task_id(dir, parsed->ids.front());
+  const std::string id = resolve_task_id(dir, args.operands.front());
   const bool slice = vm.count("since") != 0 || vm.count("json") != 0;
   if (slice && (follow || tail_text)) {
     throw_usage("--since and --json do not go with --follow or --tail");

@@ -3,19 +3,17 @@
 
 namespace bgtask {
 
-namespace {
-
-constexpr CommandSyntax k_syntax{
-  "pause", "ID... [--json]",
-  "Stops running tasks with their whole process tree (SIGSTOP to every process of the task)\n"
-  "until `bgtask resume`. The timeout does not run out while a task is paused; cancel still\n"
-  "works. Returns once each record shows the task paused."};
-
-} // namespace
-
-int run_pause(const GlobalOptions& global, const std::vector<std::string>& args)
+// Also the options of `resume`.
+po::options_description pause_options()
 {
-  return change_pause(global, args, k_syntax, PauseAction::pause);
+  po::options_description options;
+  options.add_options()("json", "print a JSON array of the records");
+  return options;
+}
+
+int run_pause(const GlobalOptions& global, const CommandArgs& args)
+{
+  return change_pause(global, args, PauseAction::pause);
 }
 
 } // namespace bgtask

@@ -13,12 +13,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{
-  "progress", "[ID] [--percent P] [--current C --total T] [--message M]",
-  "Updates the progress of a running task. The ID defaults to $BGTASK_ID, so a task can\n"
-  "report its own progress. Updates are partial: what is not given keeps its last value\n"
-  "(`--message linking` keeps --current/--total). --current above --total is refused."};
-
 constexpr std::size_t k_max_message_bytes = 1024;
 
 double parse_percent(const std::string& text)
@@ -55,28 +49,30 @@ void refuse_current_above_total(const Progress& progress)
 
 } // namespace
 
-int run_progress(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description progress_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()("percent", po::value<std::string>(), "percentage done, 0 to 100")(
     "current", po::value<std::string>(), "units done so far")(
     "total", po::value<std::string>(), "units in all")("message", po::value<std::string>(),
                                                        "what the task is doing now");
-  const auto vm = parse_command_line_with_operand(k_syntax, options, "id", "task ID", args);
-  if (!vm) {
-    return 0;
-  }
+  return options;
+}
+
+int run_progress(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
   Progress progress;
-  if (auto text = optional_value<std::string>(*vm, "percent")) {
+  if (auto text = optional_value<std::string>(vm, "percent")) {
     progress.percent = parse_percent(*text);
   }
-  if (auto text = optional_value<std::string>(*vm, "current")) {
+  if (auto text = optional_value<std::string>(vm, "current")) {
     progress.current = static_cast<std::int64_t>(parse_count(*text, "--current"));
   }
-  if (auto text = optional_value<std::string>(*vm, "total")) {
+  if (auto text = optional_value<std::string>(vm, "total")) {
     progress.total = static_cast<std::int64_t>(parse_count(*text, "--total"));
   }
-  progress.message = optional_value<std::string>(*vm, "message");
+  progress.message = optional_value<std::string>(vm, "message");
   if (progress.message && progress.message->size() > k_max_message_bytes) {
     throw_usage("--message is longer than 1024 bytes");
   }
@@ -84,7 +80,7 @@ int run_progress(const GlobalOptions& global, const std::vector<std::string>& ar
     throw_usage("bgtask progress: give --percent, --current/--total or --message");
   }
   refuse_current_above_total(progress);
-  auto prefix = optional_value<std::string>(*vm, "id");
+  auto prefix = optional_value<std::string>(vm, "id");
   if (!prefix) {
     const char* own = std::getenv("BGTASK_ID");
     if (own == nullptr || *own == '\0') {

@@ -17,12 +17,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{
-  "queue", "[Q] [--slots N] [--json]",
-  "Shows queues: their slot count and their running and queued tasks (in the order they\n"
-  "will start). With Q and --slots N, sets how many of Q's tasks may run at once (0 pauses\n"
-  "the queue); tasks waiting in Q start at once if the new count allows."};
-
 struct QueueView
 {
   QueueSettings settings;
@@ -86,22 +80,25 @@ std::string slots_text(const QueueSettings& settings)
 
 } // namespace
 
-int run_queue(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description queue_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()("slots", po::value<std::string>()->value_name("N"),
                         "let N of the queue's tasks run at once")("json",
                                                                   "print a JSON array of queues");
-  const auto vm = parse_command_line_with_operand(k_syntax, options, "name", "queue name", args);
-  if (!vm) {
-    return 0;
-  }
-  const auto name = optional_value<std::string>(*vm, "name");
+  return options;
+}
+
+int run_queue(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  const std::optional<std::string> name =
+    args.operands.empty() ? std::nullopt : std::optional(args.operands.front());
   if (name) {
     check_queue_name(*name);
   }
   std::optional<std::size_t> slots;
-  if (auto text = optional_value<std::string>(*vm, "slots")) {
+  if (auto text = optional_value<std::string>(vm, "slots")) {
     if (!name) {
       throw_usage("bgtask queue: --slots needs a queue name");
     }
@@ -116,7 +113,7 @@ int run_queue(const GlobalOptions& global, const std::vector<std::string>& args)
   }
   const auto queues = collect(dir, name);
 
-  if (vm->count("json") != 0) {
+  if (vm.count("json") != 0) {
     boost::json::array array;
     for (const auto& [queue, view] : queues) {
       boost::json::object o;

@@ -13,12 +13,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{
-  "rerun", "ID [--env K=V|NAME]... [--env-file FILE]",
-  "Starts a new task with the command, directory, name and options of task ID and prints\n"
-  "its ID. Values of --env are never stored: give them again; stderr names those the\n"
-  "original had that were not given."};
-
 // The names `original` was started with that `entries` do not set.
 std::vector<std::string> missing_env_names(const TaskRecord& original,
                                            const std::vector<std::string>& entries)
@@ -36,17 +30,18 @@ std::vector<std::string> missing_env_names(const TaskRecord& original,
 
 } // namespace
 
-int run_rerun(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description rerun_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   add_env_options(options);
-  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::one, args);
-  if (!parsed) {
-    return 0;
-  }
-  auto env = env_from_options(parsed->vm);
+  return options;
+}
+
+int run_rerun(const GlobalOptions& global, const CommandArgs& args)
+{
+  auto env = env_from_options(args.options);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const TaskRecord original = load_current_record(dir, resolve_task_id(dir, parsed->ids.front()));
+  const TaskRecord original = load_current_record(dir, resolve_task_id(dir, args.operands.front()));
   const auto missing = missing_env_names(original, env);
   StartResult result = start_task(dir, plan_for_rerun(original, std::move(env)));
   if (result.launch.exit_code != 0 && load_record(dir, result.id).status == LoadStatus::missing) {

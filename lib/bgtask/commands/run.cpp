@@ -27,16 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr CommandSyntax k_syntax{
-  "run",
-  "[--detach-after DUR|never] [--escape] [start options] (-- CMD [ARG...] | -c 'SHELL STRING')",
-  "Starts a task as `start` does, then streams its output to stdout as the command wrote it.\n"
-  "If the task ends within --detach-after (default 30s; `never`: wait for it), exits with\n"
-  "its status as `wait` would; otherwise stops streaming, tells on stderr how to follow it,\n"
-  "and exits 3 while the task keeps running. Ctrl-C cancels the task and exits 130, as for\n"
-  "a command in the foreground; Ctrl-\\ (SIGQUIT), SIGTERM and SIGHUP detach (exit 3).\n"
-  "When stdout and stderr are the same terminal, stderr shows a status line meanwhile."};
-
 constexpr Milliseconds k_default_detach_after{30000};
 constexpr Milliseconds k_progress_interval{1000};
 
@@ -247,23 +237,24 @@ std::optional<Milliseconds> detach_after_of(const po::variables_map& vm)
 
 } // namespace
 
-int run_run(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description run_options()
 {
-  auto [own, command] = split_at_separator(args);
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()(
     "detach-after", po::value<std::string>()->value_name("DUR"),
     "stop streaming and exit 3 if the task still runs after DUR (default 30s; never)")(
     "escape", "show control characters of the output escaped, as `output` does on a terminal")(
     "raw", "pass output bytes through unchanged (the default)");
   add_start_options(options);
-  const auto vm = parse_command_line(k_syntax, options, {}, own);
-  if (!vm) {
-    return 0;
-  }
-  const auto detach_after = detach_after_of(*vm);
-  const Escape escape = vm->count("escape") != 0 ? Escape::yes : Escape::no;
-  StartPlan plan = build_start_plan(*vm, std::move(command));
+  return options;
+}
+
+int run_run(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  const auto detach_after = detach_after_of(vm);
+  const Escape escape = vm.count("escape") != 0 ? Escape::yes : Escape::no;
+  StartPlan plan = build_start_plan(vm, args.command);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const auto began = Clock::now();
   // Caught before the task exists, so a Ctrl-C during the start is not lost.

@@ -9,30 +9,17 @@
 
 namespace bgtask {
 
-namespace {
-
-constexpr CommandSyntax k_syntax{
-  "start",
-  "[--name N] [--cwd DIR] [--env K=V|NAME]... [--env-file FILE] [--timeout DUR] [--grace DUR] "
-  "[--max-output SIZE] [--queue Q [--slots N]] [--after ID[,ID...]] [--dedupe] [--max-running N] "
-  "[--retry N [--retry-delay DUR] [--retry-on CODES|timed_out]] [--memory-max SIZE] "
-  "[--pids-max N] [--cpu-max CPUS] [--on-exit 'SHELL STRING'] "
-  "(-- CMD [ARG...] | -c 'SHELL STRING')",
-  "Starts a command in the background and prints its task ID once the task is running\n"
-  "(or queued). `-- CMD ARGS` runs argv directly; `-c STRING` runs it with /bin/sh -c."};
-
-} // namespace
-
-int run_start(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description start_options()
 {
-  auto [own, command] = split_at_separator(args);
-  po::options_description options("Options");
+  po::options_description options;
   add_start_options(options);
-  const auto vm = parse_command_line(k_syntax, options, {}, own);
-  if (!vm) {
-    return 0;
-  }
-  StartPlan plan = build_start_plan(*vm, std::move(command));
+  return options;
+}
+
+int run_start(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  StartPlan plan = build_start_plan(vm, args.command);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const StartResult result = start_task(dir, std::move(plan));
   if (result.launch.exit_code != 0 && load_record(dir, result.id).status == LoadStatus::missing) {

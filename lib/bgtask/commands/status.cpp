@@ -17,10 +17,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{"status", "ID... [--json] [--tail N]",
-                                 "Shows each task's record and the last N lines of its output.\n"
-                                 "Exits 1 if a record is corrupt."};
-
 void print_text(const TaskDir& dir, const TaskRecord& record, std::size_t tail)
 {
   std::cout << status_text(record);
@@ -40,17 +36,18 @@ void print_text(const TaskDir& dir, const TaskRecord& record, std::size_t tail)
 
 } // namespace
 
-int run_status(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description status_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()("json", "print a JSON array of records")(
     "tail", po::value<std::string>(), "show the last N lines of output (default 10)");
-  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::many, args);
-  if (!parsed) {
-    return 0;
-  }
-  const auto& vm = parsed->vm;
-  const auto& prefixes = parsed->ids;
+  return options;
+}
+
+int run_status(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  const auto& prefixes = args.operands;
   const auto tail_text = optional_value<std::string>(vm, "tail");
   const std::size_t tail = tail_text ? parse_count(*tail_text, "--tail") : 10;
   const bool json = vm.count("json") != 0;

@@ -1,5 +1,6 @@
 #include <bgtask/cli/command.hpp>
 #include <bgtask/commands/commands.hpp>
+#include <bgtask/commands/table.hpp>
 
 #include <algorithm>
 #include <array>
@@ -8,21 +9,164 @@ namespace bgtask {
 
 namespace {
 
+// Each command's options are declared next to its handler (commands/NAME.cpp).
 constexpr std::array<Command, 14> k_commands{{
-  {"__complete", "complete a command line for the shell completion scripts", run_complete},
-  {"cancel", "stop running tasks (TERM, then KILL after a grace period)", run_cancel},
-  {"cleanup", "delete the files of finished tasks", run_cleanup},
-  {"list", "list tasks, oldest first", run_list},
-  {"output", "print or follow a task's output", run_output},
-  {"pause", "stop running tasks with their whole process tree until resumed", run_pause},
-  {"progress", "report the progress of a running task", run_progress},
-  {"queue", "show queues, or set how many of a queue's tasks may run at once", run_queue},
-  {"rerun", "start a new task with the command and options of an earlier one", run_rerun},
-  {"resume", "continue paused tasks", run_resume},
-  {"run", "start a task and stream its output; detach if it runs long", run_run},
-  {"start", "start a command in the background and print its task ID", run_start},
-  {"status", "show a task's record and the end of its output", run_status},
-  {"wait", "wait for tasks to finish; exit with their status", run_wait},
+  {.name = "__complete",
+   .summary = "complete a command line for the shell completion scripts",
+   .usage = "WORD...",
+   .help = "Prints the completion of the words after `bgtask` (the last one is completed).",
+   .options = nullptr,
+   .operands = Operands::words,
+   .handler = run_complete},
+  {.name = "cancel",
+   .summary = "stop running tasks (TERM, then KILL after a grace period)",
+   .usage = "ID... [--grace DUR] [--json] [--quiet]",
+   .help =
+     "Stops running tasks: TERM to the command's process group and descendants, KILL after\n"
+     "the grace period (default: the task's own, from `start --grace`, else 5s). Returns once\n"
+     "each final record is written. Cancelling a finished task changes nothing and is not an\n"
+     "error. A Slurm task is cancelled with scancel (Slurm's KillWait applies instead).",
+   .options = cancel_options,
+   .operands = Operands::task_ids,
+   .handler = run_cancel},
+  {.name = "cleanup",
+   .summary = "delete the files of finished tasks",
+   .usage =
+     "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json] "
+     "[--quiet]",
+   .help =
+     "Deletes all files of finished tasks that match every filter (finished more than\n"
+     "--older-than ago, default 7d; in one of --state; not among the --keep newest finished).\n"
+     "With --max-bytes, only the oldest of them, until finished tasks take at most SIZE.\n"
+     "Never touches a running task or a corrupt record. Safe to run from cron alongside\n"
+     "other invocations.",
+   .options = cleanup_options,
+   .operands = Operands::none,
+   .handler = run_cleanup},
+  {.name = "list",
+   .summary = "list tasks, oldest first",
+   .usage =
+     "[--state S[,S...]] [--name N] [--queue Q] [--limit N] [--format table|json|jsonl] [--json] "
+     "[--wide] [--summary]",
+   .help =
+     "Lists tasks, oldest first. Corrupt records are listed as `corrupt`. On a terminal the\n"
+     "state is coloured unless NO_COLOR is set. --summary prints one line of counts per state.",
+   .options = list_options,
+   .operands = Operands::none,
+   .handler = run_list},
+  {.name = "output",
+   .summary = "print or follow a task's output",
+   .usage = "ID [--follow] [--tail N] [--raw] | --follow ID... [--name N] [--queue Q] |\n"
+            "       ID [--since CURSOR] [--max-bytes N] [--json] [--raw]",
+   .help =
+     "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
+     "`wait` would; exits 141 as soon as a pipe's reader goes away (`| head -1`), and 5 on\n"
+     "Ctrl-C. With several tasks (IDs, --name, --queue) --follow interleaves their lines,\n"
+     "each after `NAME| ` (or `ID| `), until all have ended. On a terminal, control characters\n"
+     "are escaped unless --raw is given. With --since or --json, prints what was written\n"
+     "after CURSOR (default: the start), at most --max-bytes, and the cursor to continue\n"
+     "from (in the JSON, or on stderr).",
+   .options = output_options,
+   .operands = Operands::any_task_ids,
+   .handler = run_output},
+  {.name = "pause",
+   .summary = "stop running tasks with their whole process tree until resumed",
+   .usage = "ID... [--json]",
+   .help =
+     "Stops running tasks with their whole process tree (SIGSTOP to every process of the task)\n"
+     "until `bgtask resume`. The timeout does not run out while a task is paused; cancel still\n"
+     "works. Returns once each record shows the task paused.",
+   .options = pause_options,
+   .operands = Operands::task_ids,
+   .handler = run_pause},
+  {.name = "progress",
+   .summary = "report the progress of a running task",
+   .usage = "[ID] [--percent P] [--current C --total T] [--message M]",
+   .help = "Updates the progress of a running task. The ID defaults to $BGTASK_ID, so a task can\n"
+           "report its own progress. Updates are partial: what is not given keeps its last value\n"
+           "(`--message linking` keeps --current/--total). --current above --total is refused.",
+   .options = progress_options,
+   .operands = Operands::optional_task_id,
+   .handler = run_progress},
+  {.name = "queue",
+   .summary = "show queues, or set how many of a queue's tasks may run at once",
+   .usage = "[Q] [--slots N] [--json]",
+   .help =
+     "Shows queues: their slot count and their running and queued tasks (in the order they\n"
+     "will start). With Q and --slots N, sets how many of Q's tasks may run at once (0 pauses\n"
+     "the queue); tasks waiting in Q start at once if the new count allows.",
+   .options = queue_options,
+   .operands = Operands::optional_queue,
+   .handler = run_queue},
+  {.name = "rerun",
+   .summary = "start a new task with the command and options of an earlier one",
+   .usage = "ID [--env K=V|NAME]... [--env-file FILE]",
+   .help = "Starts a new task with the command, directory, name and options of task ID and prints\n"
+           "its ID. Values of --env are never stored: give them again; stderr names those the\n"
+           "original had that were not given.",
+   .options = rerun_options,
+   .operands = Operands::task_id,
+   .handler = run_rerun},
+  {.name = "resume",
+   .summary = "continue paused tasks",
+   .usage = "ID... [--json]",
+   .help = "Continues tasks stopped by `bgtask pause` (SIGCONT to every process of the task).\n"
+           "Returns once each record shows the task running again.",
+   .options = pause_options,
+   .operands = Operands::task_ids,
+   .handler = run_resume},
+  {.name = "run",
+   .summary = "start a task and stream its output; detach if it runs long",
+   .usage =
+     "[--detach-after DUR|never] [--escape] [start options] (-- CMD [ARG...] | -c 'SHELL STRING')",
+   .help =
+     "Starts a task as `start` does, then streams its output to stdout as the command wrote it.\n"
+     "If the task ends within --detach-after (default 30s; `never`: wait for it), exits with\n"
+     "its status as `wait` would; otherwise stops streaming, tells on stderr how to follow it,\n"
+     "and exits 3 while the task keeps running. Ctrl-C cancels the task and exits 130, as for\n"
+     "a command in the foreground; Ctrl-\\ (SIGQUIT), SIGTERM and SIGHUP detach (exit 3).\n"
+     "When stdout and stderr are the same terminal, stderr shows a status line meanwhile.",
+   .options = run_options,
+   .operands = Operands::command,
+   .handler = run_run},
+  {.name = "start",
+   .summary = "start a command in the background and print its task ID",
+   .usage =
+     "[--name N] [--cwd DIR] [--env K=V|NAME]... [--env-file FILE] [--timeout DUR] [--grace DUR] "
+     "[--max-output SIZE] [--queue Q [--slots N]] [--after ID[,ID...]] [--dedupe] [--max-running "
+     "N] "
+     "[--retry N [--retry-delay DUR] [--retry-on CODES|timed_out]] [--memory-max SIZE] "
+     "[--pids-max N] [--cpu-max CPUS] [--on-exit 'SHELL STRING'] "
+     "(-- CMD [ARG...] | -c 'SHELL STRING')",
+   .help = "Starts a command in the background and prints its task ID once the task is running\n"
+           "(or queued). `-- CMD ARGS` runs argv directly; `-c STRING` runs it with /bin/sh -c.",
+   .options = start_options,
+   .operands = Operands::command,
+   .handler = run_start},
+  {.name = "status",
+   .summary = "show a task's record and the end of its output",
+   .usage = "ID... [--json] [--tail N]",
+   .help = "Shows each task's record and the last N lines of its output.\n"
+           "Exits 1 if a record is corrupt.",
+   .options = status_options,
+   .operands = Operands::task_ids,
+   .handler = run_status},
+  {.name = "wait",
+   .summary = "wait for tasks to finish; exit with their status",
+   .usage =
+     "[ID...] [--name N] [--queue Q] [--timeout DUR] [--any] [--json] [--quiet] |\n"
+     "       ID (--until-output REGEX | --until-port PORT) [--idle DUR] [--timeout DUR] [--json]",
+   .help =
+     "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"
+     "status: 0 only if every task succeeded. Exits 4 if --timeout passes first and 5 on\n"
+     "Ctrl-C (SIGINT, SIGTERM, SIGHUP); the tasks run on. --name and --queue add every task\n"
+     "with that name or of that queue. With --until-output, --until-port or --idle, waits for\n"
+     "one running task to print a matching line, listen on PORT, or print nothing for DUR:\n"
+     "0 when the line or port is there, 6 if the task ended first, 7 when it was idle.\n"
+     "The exit codes: man bgtask, EXIT STATUS.",
+   .options = wait_options,
+   .operands = Operands::any_task_ids,
+   .handler = run_wait},
 }};
 
 static_assert(std::is_sorted(k_commands.begin(), k_commands.end(),
@@ -33,18 +177,6 @@ static_assert(std::is_sorted(k_commands.begin(), k_commands.end(),
 std::span<const Command> all_commands()
 {
   return k_commands;
-}
-
-bool is_hidden(const Command& command)
-{
-  return command.name.starts_with("__");
-}
-
-const Command* find_command(std::string_view name)
-{
-  const auto it = std::lower_bound(k_commands.begin(), k_commands.end(), name,
-                                   [](const Command& c, std::string_view n) { return c.name < n; });
-  return it != k_commands.end() && it->name == name ? &*it : nullptr;
 }
 
 } // namespace bgtask

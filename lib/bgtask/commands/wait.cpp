@@ -22,18 +22,6 @@ namespace bgtask {
 
 namespace {
 
-constexpr CommandSyntax k_syntax{
-  "wait",
-  "[ID...] [--name N] [--queue Q] [--timeout DUR] [--any] [--json] [--quiet] |\n"
-  "       ID (--until-output REGEX | --until-port PORT) [--idle DUR] [--timeout DUR] [--json]",
-  "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"
-  "status: 0 only if every task succeeded. Exits 4 if --timeout passes first and 5 on\n"
-  "Ctrl-C (SIGINT, SIGTERM, SIGHUP); the tasks run on. --name and --queue add every task\n"
-  "with that name or of that queue. With --until-output, --until-port or --idle, waits for\n"
-  "one running task to print a matching line, listen on PORT, or print nothing for DUR:\n"
-  "0 when the line or port is there, 6 if the task ended first, 7 when it was idle.\n"
-  "The exit codes: man bgtask, EXIT STATUS."};
-
 // The condition the options ask for, or nullopt if they ask for none.
 std::optional<WaitCondition> condition_from(const po::variables_map& vm)
 {
@@ -101,9 +89,9 @@ int wait_for(const TaskDir& dir, const std::string& id, const WaitCondition& con
 
 } // namespace
 
-int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
+po::options_description wait_options()
 {
-  po::options_description options("Options");
+  po::options_description options;
   options.add_options()("timeout", po::value<std::string>(),
                         "give up after DUR and exit 4 (the tasks run on)")(
     "any", "return as soon as one of the tasks has finished")(
@@ -116,12 +104,13 @@ int run_wait(const GlobalOptions& global, const std::vector<std::string>& args)
     "idle", po::value<std::string>()->value_name("DUR"),
     "return (7) once the running task has printed nothing for DUR");
   add_selection_options(options);
-  const auto parsed = parse_id_command_line(k_syntax, options, IdCount::any, args);
-  if (!parsed) {
-    return 0;
-  }
-  const auto& vm = parsed->vm;
-  const auto& prefixes = parsed->ids;
+  return options;
+}
+
+int run_wait(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  const auto& prefixes = args.operands;
   std::optional<Milliseconds> limit;
   if (auto text = optional_value<std::string>(vm, "timeout")) {
     limit = parse_duration(*text);
