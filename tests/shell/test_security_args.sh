@@ -30,8 +30,9 @@ refused() {
 }
 
 long=$(printf 'a%.0s' $(seq 10000))
+# (IDs are case-insensitive, so "${A^^}" names task A: it is no longer hostile.)
 hostile_ids=(.. ../x a/b x/../.. -rf $'x\n' $'\n' "$long" $'\e]0;PWN\a' '' '*'
-  0a1 0A1B "${A}0" "${A^^}" "${A:0:11}i" "$(printf '%s\001' "${A:0:11}")")
+  0a1 0A1B "${A}0" "${A:0:11}i" "$(printf '%s\001' "${A:0:11}")" @@ @first)
 for id in "${hostile_ids[@]}"; do
   shown=$(printf '%q' "$id")
   shown=${shown:0:40}

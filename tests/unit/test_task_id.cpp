@@ -127,19 +127,28 @@ TEST(TaskId, RejectsPrefixesOutsideTheGrammar)
        {std::string(".."), std::string("../x"), std::string("a/b"), std::string("-rf"),
         std::string("x\n"), std::string(10000, 'a'), std::string("\x1b[2J"),
         std::string("\x1b]52;c;SGVsbG8=\x07"), std::string(""), std::string("*"),
-        std::string("abc"), std::string("0123456789abc"), std::string("ABCD"), std::string("abcd "),
-        std::string("abc\0", 4), std::string("-abcd")}) {
+        std::string("abc"), std::string("0123456789abc"), std::string("ABC"), std::string("abcd "),
+        std::string("@@"), std::string("@first"), std::string("abc\0", 4), std::string("-abcd")}) {
     EXPECT_FALSE(is_task_id_prefix(text)) << text;
     const std::string message = rejection_message(text);
     EXPECT_FALSE(has_control_bytes(message)) << message;
   }
 }
 
+TEST(TaskId, AcceptsEitherCaseAndTheNewestTaskReferences)
+{
+  for (const std::string_view text : {"ABCD", "2NK5t7f30b55", "@", "@last"}) {
+    EXPECT_NO_THROW(bgtask::check_task_id_prefix(text)) << text;
+  }
+  EXPECT_EQ(bgtask::lowered("2NK5T7F30B55"), "2nk5t7f30b55");
+}
+
 TEST(TaskId, ExplainsTheExpectedFormat)
 {
   EXPECT_EQ(
     rejection_message("abc"),
-    "invalid task ID 'abc': expected 4 to 12 characters of 0-9 and a-z (except i, l, o, u)");
+    "invalid task ID 'abc': expected 4 to 12 characters of 0-9 and a-z (except i, l, o, u), @ or "
+    "@last");
 }
 
 TEST(TaskId, EscapesControlCharactersInTheMessage)

@@ -1,6 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
 #include <bgtask/cli/record_view.hpp>
+#include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/exec/task_cancel.hpp>
@@ -12,12 +13,31 @@
 
 namespace bgtask {
 
+namespace {
+
+// Every unfinished task of the directory, oldest first (cancel --all).
+std::vector<std::string> unfinished_tasks(const TaskDir& dir)
+{
+  std::vector<std::string> ids;
+  for (auto& id : scan_task_ids(dir)) {
+    const auto loaded = load_record(dir, id);
+    if (loaded.status == LoadStatus::ok && !is_final(loaded.record.state)) {
+      ids.push_back(std::move(id));
+    }
+  }
+  return ids;
+}
+
+} // namespace
+
 po::options_description cancel_options()
 {
   po::options_description options;
   options.add_options()("grace", po::value<std::string>(),
                         "time between TERM and KILL (default: the task's --grace)")(
-    "json", "print a JSON array of the final records")("quiet,q", "print nothing on success");
+    "json", "print a JSON array of the final records")("quiet,q", "print nothing on success")(
+    "all", "every queued or running task of the directory (none is not an error)");
+  add_selection_options(options);
   return options;
 }
 
@@ -30,7 +50,11 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args)
     grace = parse_duration(*text);
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  const auto ids = resolve_task_ids(dir, prefixes);
+  const bool all = vm.count("all") != 0;
+  if (all && (!prefixes.empty() || vm.count("name") != 0 || vm.count("queue") != 0)) {
+    throw_usage("bgtask cancel: --all goes without IDs, --name or --queue");
+  }
+  const auto ids = all ? unfinished_tasks(dir) : select_tasks(dir, vm, prefixes);
   const CancelResult result = cancel_tasks(dir, ids, grace);
 
   if (vm.count("json") != 0) {

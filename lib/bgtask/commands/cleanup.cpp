@@ -223,12 +223,13 @@ po::options_description cleanup_options()
 int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
+  const bool named = !args.operands.empty();
   std::optional<std::uint64_t> max_bytes;
   if (auto text = optional_value<std::string>(vm, "max-bytes")) {
     max_bytes = parse_byte_size(*text);
   }
-  const auto older_than =
-    parse_duration(optional_value<std::string>(vm, "older-than").value_or(max_bytes ? "0" : "7d"));
+  const auto older_than = parse_duration(
+    optional_value<std::string>(vm, "older-than").value_or(max_bytes || named ? "0" : "7d"));
   std::vector<std::string> states;
   if (auto text = optional_value<std::string>(vm, "state")) {
     states = parse_state_list(*text, "");
@@ -247,6 +248,9 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
       ids.push_back(id);
     }
   }
+  if (named) {
+    ids = resolve_task_ids(dir, args.operands); // unknown IDs: exit 2 before anything is removed
+  }
   std::vector<TaskRecord> records = read_records(dir, ids);
   // One batch, so that Slurm's controller is asked once, not once per task.
   reconcile_records(dir, records);
@@ -255,6 +259,10 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
   for (auto& record : records) {
     if (!is_final(record.state)) {
       ++summary.skipped_running;
+      if (named) {
+        std::cerr << "bgtask: task " << record.id << " is " << to_string(record.state)
+                  << "; not removed\n";
+      }
       continue;
     }
     finished.push_back(std::move(record));

@@ -1,6 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
 #include <bgtask/cli/record_view.hpp>
+#include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/exec/executors.hpp>
@@ -8,30 +9,58 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/terminal_escape.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace bgtask {
 
 namespace {
 
+std::string output_tail(const TaskDir& dir, const std::string& id, std::size_t tail)
+{
+  const auto fd = open_output_file(dir, id);
+  return fd && tail > 0 ? read_last_lines(fd.get(), tail) : std::string();
+}
+
 void print_text(const TaskDir& dir, const TaskRecord& record, std::size_t tail)
 {
   std::cout << status_text(record);
-  if (tail == 0) {
-    return;
-  }
-  const auto fd = open_output_file(dir, record.id);
-  if (!fd) {
-    return;
-  }
-  const std::string lines = read_last_lines(fd.get(), tail);
+  const std::string lines = output_tail(dir, record.id, tail);
   if (!lines.empty()) {
     std::cout << "--- last " << tail << " lines of output ---\n"
               << for_stdout(lines) << (lines.back() == '\n' ? "" : "\n");
   }
+}
+
+// The IDs the command line names: each reference looked up on its own (an
+// unknown one is reported on stderr and sets `status`), then --name/--queue.
+std::vector<std::string> chosen_ids(const TaskDir& dir, const po::variables_map& vm,
+                                    const std::vector<std::string>& references, int& status)
+{
+  std::vector<std::string> ids;
+  for (const auto& reference : references) {
+    auto found = look_up_task_id(dir, reference);
+    if (!found.id) {
+      std::cerr << "bgtask: error: " << escape_for_terminal(found.problem, KeepNewlines::no)
+                << '\n';
+      status = static_cast<int>(ExitCode::usage);
+    } else if (std::find(ids.begin(), ids.end(), *found.id) == ids.end()) {
+      ids.push_back(std::move(*found.id));
+    }
+  }
+  if (vm.count("name") != 0 || vm.count("queue") != 0) {
+    for (auto& id : select_tasks(dir, vm, {})) {
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+        ids.push_back(std::move(id));
+      }
+    }
+  }
+  return ids;
 }
 
 } // namespace
@@ -40,21 +69,24 @@ po::options_description status_options()
 {
   po::options_description options;
   options.add_options()("json", "print a JSON array of records")(
-    "tail", po::value<std::string>(), "show the last N lines of output (default 10)");
+    "tail", po::value<std::string>(),
+    "show the last N lines of output (default 10; with --json: as output_tail)");
+  add_selection_options(options);
   return options;
 }
 
 int run_status(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
-  const auto& prefixes = args.operands;
   const auto tail_text = optional_value<std::string>(vm, "tail");
   const std::size_t tail = tail_text ? parse_count(*tail_text, "--tail") : 10;
   const bool json = vm.count("json") != 0;
+  if (args.operands.empty() && vm.count("name") == 0 && vm.count("queue") == 0) {
+    throw_usage("bgtask status: give at least one task ID (or @), --name N or --queue Q");
+  }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-
-  const auto ids = resolve_task_ids(dir, prefixes);
   int status = 0;
+  const auto ids = chosen_ids(dir, vm, args.operands, status);
   boost::json::array array;
   std::vector<LoadedRecord> loaded_records;
   std::vector<TaskRecord> records;
@@ -81,7 +113,11 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
     }
     const TaskRecord record = std::move(*next++);
     if (json) {
-      array.push_back(record_to_json(record));
+      auto object = record_to_json(record);
+      if (tail_text) {
+        object.as_object()["output_tail"] = to_valid_utf8(output_tail(dir, record.id, tail));
+      }
+      array.push_back(std::move(object));
     } else {
       if (i > 0) {
         std::cout << '\n';

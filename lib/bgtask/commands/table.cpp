@@ -20,28 +20,29 @@ constexpr std::array<Command, 14> k_commands{{
    .handler = run_complete},
   {.name = "cancel",
    .summary = "stop running tasks (TERM, then KILL after a grace period)",
-   .usage = "ID... [--grace DUR] [--json] [--quiet]",
+   .usage = "(ID... | --all | --name N | --queue Q) [--grace DUR] [--json] [--quiet]",
    .help =
      "Stops running tasks: TERM to the command's process group and descendants, KILL after\n"
      "the grace period (default: the task's own, from `start --grace`, else 5s). Returns once\n"
      "each final record is written. Cancelling a finished task changes nothing and is not an\n"
      "error. A Slurm task is cancelled with scancel (Slurm's KillWait applies instead).",
    .options = cancel_options,
-   .operands = Operands::task_ids,
+   .operands = Operands::any_task_ids,
    .handler = run_cancel},
   {.name = "cleanup",
    .summary = "delete the files of finished tasks",
    .usage =
-     "[--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] [--json] "
-     "[--quiet]",
+     "[ID...] [--older-than DUR] [--state S[,S...]] [--keep N] [--max-bytes SIZE] [--dry-run] "
+     "[--json] [--quiet]",
    .help =
      "Deletes all files of finished tasks that match every filter (finished more than\n"
-     "--older-than ago, default 7d; in one of --state; not among the --keep newest finished).\n"
+     "--older-than ago, default 7d, or no age limit for tasks named by ID; in one of --state;\n"
+     "not among the --keep newest finished).\n"
      "With --max-bytes, only the oldest of them, until finished tasks take at most SIZE.\n"
      "Never touches a running task or a corrupt record. Safe to run from cron alongside\n"
      "other invocations.",
    .options = cleanup_options,
-   .operands = Operands::none,
+   .operands = Operands::any_task_ids,
    .handler = run_cleanup},
   {.name = "list",
    .summary = "list tasks, oldest first",
@@ -145,11 +146,12 @@ constexpr std::array<Command, 14> k_commands{{
    .handler = run_start},
   {.name = "status",
    .summary = "show a task's record and the end of its output",
-   .usage = "ID... [--json] [--tail N]",
-   .help = "Shows each task's record and the last N lines of its output.\n"
-           "Exits 1 if a record is corrupt.",
+   .usage = "(ID... | --name N | --queue Q) [--json] [--tail N]",
+   .help = "Shows each task's record and the last N lines of its output (@: the newest task\n"
+           "started here; @last: the newest task). Exits 1 if a record is corrupt and 2 if an ID\n"
+           "is unknown, after showing the others.",
    .options = status_options,
-   .operands = Operands::task_ids,
+   .operands = Operands::any_task_ids,
    .handler = run_status},
   {.name = "wait",
    .summary = "wait for tasks to finish; exit with their status",

@@ -95,11 +95,22 @@ bool is_task_id_prefix(std::string_view text)
          std::all_of(text.begin(), text.end(), is_id_char);
 }
 
+std::string lowered(std::string_view text)
+{
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return out;
+}
+
 void check_task_id_prefix(std::string_view text)
 {
-  if (!is_task_id_prefix(text)) {
+  if (text != k_newest_here && text != k_newest && !is_task_id_prefix(lowered(text))) {
     throw_usage("invalid task ID '" + shown_text(text) +
-                "': expected 4 to 12 characters of 0-9 and a-z (except i, l, o, u)");
+                "': expected 4 to 12 characters of 0-9 and a-z (except i, l, o, u), @ or @last");
   }
 }
 

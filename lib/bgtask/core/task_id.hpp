@@ -25,8 +25,17 @@ bool is_task_id(std::string_view text);
 // alphabet (so never `.`, `/`, control bytes or a leading `-`).
 bool is_task_id_prefix(std::string_view text);
 
-// Throws Error(usage) with the offending text escaped unless
-// is_task_id_prefix(text).
+// What people may type for a task (README, "Finding a task"): an ID or a
+// prefix of 4+ characters in either case, `@` (the newest task started from
+// the current directory) or `@last` (the newest task of the directory).
+inline constexpr std::string_view k_newest_here = "@";
+inline constexpr std::string_view k_newest = "@last";
+
+// `text` with ASCII letters lowered: IDs are compared case-insensitively.
+std::string lowered(std::string_view text);
+
+// Throws Error(usage) with the offending text escaped unless `text` is a
+// task reference: is_task_id_prefix(lowered(text)), `@` or `@last`.
 void check_task_id_prefix(std::string_view text);
 
 } // namespace bgtask

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -119,18 +120,69 @@ std::vector<std::string> scan_task_ids(const TaskDir& dir)
   return ids;
 }
 
-std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix)
+namespace {
+
+// The directories the current one is known by: $PWD when it names it (so a
+// path through a symbolic link matches as the shell shows it) and getcwd's.
+std::vector<std::string> current_directory_names()
 {
-  check_task_id_prefix(id_or_prefix);
+  std::vector<std::string> names;
+  struct stat here
+  {
+  };
+  struct stat shown
+  {
+  };
+  const char* pwd = std::getenv("PWD");
+  if (pwd != nullptr && pwd[0] == '/' && ::stat(".", &here) == 0 && ::stat(pwd, &shown) == 0 &&
+      here.st_dev == shown.st_dev && here.st_ino == shown.st_ino) {
+    names.emplace_back(pwd);
+  }
+  if (char* real = ::getcwd(nullptr, 0)) {
+    names.emplace_back(real);
+    std::free(real);
+  }
+  return names;
+}
+
+// `@last`: the newest task; `@`: the newest whose cwd is the current directory.
+TaskLookup newest_task(const TaskDir& dir, std::string_view reference)
+{
+  auto ids = scan_task_ids(dir);
+  const bool here = reference == k_newest_here;
+  const auto names = here ? current_directory_names() : std::vector<std::string>{};
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    if (!here) {
+      return TaskLookup{*it, ""};
+    }
+    const auto loaded = load_record(dir, *it);
+    if (loaded.status == LoadStatus::ok &&
+        std::find(names.begin(), names.end(), loaded.record.cwd) != names.end()) {
+      return TaskLookup{*it, ""};
+    }
+  }
+  const std::string where = here && !names.empty() ? " started from " + names.front() : "";
+  return TaskLookup{std::nullopt, "no task" + where + " in " + dir.path()};
+}
+
+} // namespace
+
+TaskLookup look_up_task_id(const TaskDir& dir, std::string_view reference)
+{
+  check_task_id_prefix(reference);
+  if (reference == k_newest_here || reference == k_newest) {
+    return newest_task(dir, reference);
+  }
+  const std::string id_or_prefix = lowered(reference);
   if (id_or_prefix.size() == k_task_id_length) {
     struct stat st
     {
     };
     const auto name = status_file_name(id_or_prefix);
     if (::fstatat(dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-      return std::string(id_or_prefix);
+      return TaskLookup{id_or_prefix, ""};
     }
-    throw_usage("no task " + std::string(id_or_prefix) + " in " + dir.path());
+    return TaskLookup{std::nullopt, "no task " + id_or_prefix + " in " + dir.path()};
   }
   std::vector<std::string> matches;
   for (auto& id : scan_task_ids(dir)) {
@@ -139,16 +191,25 @@ std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix)
     }
   }
   if (matches.empty()) {
-    throw_usage("no task matches '" + std::string(id_or_prefix) + "' in " + dir.path());
+    return TaskLookup{std::nullopt, "no task matches '" + id_or_prefix + "' in " + dir.path()};
   }
   if (matches.size() > 1) {
     std::string list;
     for (const auto& id : matches) {
       list += (list.empty() ? "" : ", ") + id;
     }
-    throw_usage("ambiguous task ID '" + std::string(id_or_prefix) + "' matches " + list);
+    return TaskLookup{std::nullopt, "ambiguous task ID '" + id_or_prefix + "' matches " + list};
   }
-  return matches.front();
+  return TaskLookup{matches.front(), ""};
+}
+
+std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix)
+{
+  auto found = look_up_task_id(dir, id_or_prefix);
+  if (!found.id) {
+    throw_usage(found.problem);
+  }
+  return std::move(*found.id);
 }
 
 std::vector<std::string> resolve_task_ids(const TaskDir& dir,

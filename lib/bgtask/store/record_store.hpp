@@ -2,6 +2,7 @@
 
 #include <bgtask/core/task_record.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,10 +34,21 @@ void save_record(const TaskDir& dir, TaskRecord& record);
 // The IDs of all records in the directory, oldest first.
 std::vector<std::string> scan_task_ids(const TaskDir& dir);
 
-// Resolves a full ID or a unique prefix of at least 4 characters to a full
-// ID. A full ID is checked by opening its record, never by scanning. Throws
-// Error(usage) for a malformed ID, an unknown ID, or an ambiguous prefix
-// (listing the matches).
+// The outcome of looking a task reference up: the full ID, or why not.
+struct TaskLookup
+{
+  std::optional<std::string> id;
+  std::string problem; // "no task ... in DIR", "ambiguous task ID ... matches ..."
+};
+
+// Resolves a task reference (task_id.hpp: a full ID or a unique prefix of at
+// least 4 characters, in either case; `@`: the newest task whose recorded
+// working directory is the current directory; `@last`: the newest task) to a
+// full ID. A full ID is checked by opening its record, never by scanning.
+// Throws Error(usage) for a malformed reference.
+TaskLookup look_up_task_id(const TaskDir& dir, std::string_view reference);
+
+// look_up_task_id that throws Error(usage) with the problem.
 std::string resolve_task_id(const TaskDir& dir, std::string_view id_or_prefix);
 
 // resolve_task_id for each of `prefixes`, dropping repeats; keeps the order.
