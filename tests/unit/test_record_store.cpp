@@ -276,11 +276,22 @@ TEST_F(RecordStore, RefusesMalformedIdsWithoutTouchingTheDirectory)
   bgtask::save_record(dir(), record);
   const auto before = entries_of(m_path);
   for (const std::string_view text :
-       {"", "01h", "../x", "a/b", "-rf", "01hx/", "01HX", "01hx2k3m4n5p0", ".", "..", "01hx 2k3",
+       {"", "01h", "../x", "a/b", "-rf", "01hx/", "01HU", "01hx2k3m4n5p0", ".", "..", "01hx 2k3",
         "01hx\n", "01hu", "01hx2k3m4n5p.status.json"}) {
     EXPECT_NE(resolve_error(text).find("invalid task ID"), std::string::npos) << text;
   }
   EXPECT_EQ(entries_of(m_path), before);
+}
+
+TEST_F(RecordStore, ResolvesIdsInEitherCaseAndTheNewestTask)
+{
+  for (const char* id : {"01hx2k3m4n5p", "01hy2k3m4n5p"}) {
+    TaskRecord record = record_with_id(id);
+    bgtask::save_record(dir(), record);
+  }
+  EXPECT_EQ(bgtask::resolve_task_id(dir(), "01HX"), "01hx2k3m4n5p");
+  EXPECT_EQ(bgtask::resolve_task_id(dir(), "01HY2K3M4N5P"), "01hy2k3m4n5p");
+  EXPECT_EQ(bgtask::resolve_task_id(dir(), "@last"), "01hy2k3m4n5p");
 }
 
 TEST_F(RecordStore, ResolvesSeveralIdsDroppingRepeats)
