@@ -28,6 +28,7 @@ test_packages=(
   dpkg-dev file            # cpack -G DEB: dpkg-shlibdeps, which runs file(1)
   tmux                     # tests that drive bgtask on a terminal
   cron                     # tests that start a real cron daemon
+  nodejs npm               # tests/mcp: the MCP TypeScript SDK client drives `bgtask mcp`
 )
 slurm_packages=(slurmctld slurmd slurm-client munge)
 

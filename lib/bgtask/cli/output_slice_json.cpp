@@ -1,6 +1,8 @@
 #include <bgtask/cli/output_slice_json.hpp>
 #include <bgtask/core/output_cursor.hpp>
 #include <bgtask/core/task_state.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 
 namespace bgtask {
 
@@ -26,6 +28,16 @@ boost::json::object output_slice_to_json(const OutputSlice& slice, Controls cont
   o["total_bytes"] = slice.total;
   o["complete"] = slice.complete;
   return o;
+}
+
+std::uint64_t parse_output_cursor(const std::string& id, const std::string& cursor)
+{
+  const auto offset = decode_output_cursor(id, cursor);
+  if (!offset) {
+    throw_usage("invalid cursor '" + escape_for_terminal(cursor, KeepNewlines::no) + "' for task " +
+                id + ": use a cursor that `output --since` or `--json` printed");
+  }
+  return *offset;
 }
 
 } // namespace bgtask

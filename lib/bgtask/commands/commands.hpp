@@ -17,6 +17,8 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args);
 po::options_description list_options();
 int run_list(const GlobalOptions& global, const CommandArgs& args);
 
+int run_mcp(const GlobalOptions& global, const CommandArgs& args);
+
 po::options_description output_options();
 int run_output(const GlobalOptions& global, const CommandArgs& args);
 

@@ -108,12 +108,7 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
 {
   std::uint64_t from = 0;
   if (const auto since = optional_value<std::string>(vm, "since")) {
-    const auto offset = decode_output_cursor(id, *since);
-    if (!offset) {
-      throw_usage("invalid cursor '" + escape_for_terminal(*since, KeepNewlines::no) +
-                  "' for task " + id + ": use a cursor that `output --since` or `--json` printed");
-    }
-    from = *offset;
+    from = parse_output_cursor(id, *since);
   }
   std::size_t max_bytes = k_default_slice_bytes;
   if (const auto text = optional_value<std::string>(vm, "max-bytes")) {

@@ -10,7 +10,7 @@ namespace bgtask {
 namespace {
 
 // Each command's options are declared next to its handler (commands/NAME.cpp).
-constexpr std::array<Command, 14> k_commands{{
+constexpr std::array<Command, 15> k_commands{{
   {.name = "__complete",
    .summary = "complete a command line for the shell completion scripts",
    .usage = "WORD...",
@@ -55,6 +55,16 @@ constexpr std::array<Command, 14> k_commands{{
    .options = list_options,
    .operands = Operands::none,
    .handler = run_list},
+  {.name = "mcp",
+   .summary = "serve the Model Context Protocol on stdio, for coding agents",
+   .usage = "",
+   .help =
+     "Serves the Model Context Protocol on stdin/stdout (newline-delimited JSON-RPC 2.0) for\n"
+     "coding agents: tools start, status, list, output, wait and cancel on the task directory.\n"
+     "Ends at the end of stdin; the tasks it started keep running. See docs/agents.md.",
+   .options = nullptr,
+   .operands = Operands::none,
+   .handler = run_mcp},
   {.name = "output",
    .summary = "print or follow a task's output",
    .usage = "ID [--follow] [--tail N] [--raw] | --follow ID... [--name N] [--queue Q] |\n"

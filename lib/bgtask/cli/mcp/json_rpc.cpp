@@ -1,0 +1,86 @@
+#include <bgtask/cli/mcp/json_rpc.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <istream>
+#include <ostream>
+
+namespace bgtask::mcp {
+
+namespace json = boost::json;
+
+std::optional<RpcMessage> RpcStream::next()
+{
+  std::string line;
+  while (std::getline(m_in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      continue;
+    }
+    json::error_code ec;
+    const json::value parsed = json::parse(line, ec);
+    if (ec) {
+      send_error(nullptr, RpcError::parse_error, "parse error: " + ec.message());
+      continue;
+    }
+    if (auto message = classify(parsed)) {
+      return message;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<RpcMessage> RpcStream::classify(const json::value& parsed)
+{
+  const json::object* o = parsed.if_object();
+  const json::value* id = o ? o->if_contains("id") : nullptr;
+  const bool id_ok = id == nullptr || id->is_string() || id->is_int64() || id->is_uint64();
+  const json::value reply_id = id && id_ok ? *id : json::value(nullptr);
+  if (!o || !id_ok || o->if_contains("jsonrpc") == nullptr || !o->at("jsonrpc").is_string() ||
+      o->at("jsonrpc").as_string() != "2.0") {
+    send_error(reply_id, RpcError::invalid_request, "invalid request: not a JSON-RPC 2.0 message");
+    return std::nullopt;
+  }
+  RpcMessage message;
+  if (id != nullptr) {
+    message.id = *id;
+  }
+  const json::value* method = o->if_contains("method");
+  if (method == nullptr && id != nullptr && (o->contains("result") || o->contains("error"))) {
+    message.is_response = true;
+    return message;
+  }
+  if (method == nullptr || !method->is_string()) {
+    send_error(reply_id, RpcError::invalid_request, "invalid request: no method");
+    return std::nullopt;
+  }
+  message.method = std::string(method->as_string());
+  if (const json::value* params = o->if_contains("params")) {
+    if (!params->is_object() && !params->is_array()) {
+      send_error(reply_id, RpcError::invalid_request, "invalid request: params is not structured");
+      return std::nullopt;
+    }
+    message.params = *params;
+  }
+  return message;
+}
+
+void RpcStream::send_result(const json::value& id, json::value result)
+{
+  send({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+}
+
+void RpcStream::send_error(const json::value& id, RpcError code, const std::string& message)
+{
+  send({{"jsonrpc", "2.0"},
+        {"id", id},
+        {"error", {{"code", static_cast<int>(code)}, {"message", message}}}});
+}
+
+void RpcStream::send(const json::object& message)
+{
+  m_out << json::serialize(message) << '\n';
+  m_out.flush();
+}
+
+} // namespace bgtask::mcp

@@ -1,0 +1,102 @@
+#include <bgtask/cli/mcp/tools.hpp>
+#include <bgtask/cli/mcp/tools_impl.hpp>
+
+#include <boost/json/parse.hpp>
+
+#include <array>
+
+namespace bgtask::mcp {
+
+namespace {
+
+// clang-format off
+// Schemas of the task record (README, "The record") and of the task ID argument.
+#define BGTASK_MCP_TASK R"j({"type":"object","description":"the task's record, as `bgtask status --json` prints it","properties":{"id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]}},"required":["id","state"]})j"
+#define BGTASK_MCP_ID R"j("id":{"type":"string","description":"task ID, or a unique prefix of 4 or more characters"})j"
+
+constexpr const char* k_start_in = R"j({"type":"object","properties":{
+ "argv":{"type":"array","items":{"type":"string"},"minItems":1,"description":"the command and its arguments, run without a shell"},
+ "shell":{"type":"string","description":"a command line run with /bin/sh -c (instead of argv)"},
+ "cwd":{"type":"string","description":"working directory (default: the server's)"},
+ "name":{"type":"string","description":"a name to find the task by"},
+ "timeout_s":{"type":"number","minimum":0,"description":"stop the command after this many seconds (state timed_out)"},
+ "max_output":{"type":"string","description":"output bound: head and tail of SIZE/2 each are kept, e.g. 10M, or none (default 64M)"},
+ "queue":{"type":"string","description":"run in this queue, one slot at a time unless set otherwise"},
+ "after":{"type":"array","items":{"type":"string"},"description":"start only once these tasks have succeeded"}}})j";
+constexpr const char* k_task_out =
+  R"j({"type":"object","properties":{"id":{"type":"string"},"task":)j" BGTASK_MCP_TASK R"j(},"required":["id","task"]})j";
+constexpr const char* k_id_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(},"required":["id"]})j";
+constexpr const char* k_list_in = R"j({"type":"object","properties":{
+ "state":{"type":"array","items":{"type":"string"},"description":"only tasks in one of these states (queued, running, succeeded, failed, cancelled, timed_out, lost, ...)"},
+ "name":{"type":"string","description":"only tasks with this name"},
+ "queue":{"type":"string","description":"only tasks of this queue"},
+ "limit":{"type":"integer","minimum":0,"description":"only the newest N that match"}}})j";
+constexpr const char* k_list_out =
+  R"j({"type":"object","properties":{"tasks":{"type":"array","items":)j" BGTASK_MCP_TASK R"j(}},"required":["tasks"]})j";
+constexpr const char* k_output_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
+ "cursor":{"type":"string","description":"the cursor of the previous call; omit to read from the start"},
+ "max_bytes":{"type":"integer","minimum":1,"maximum":16777216,"description":"most bytes to read (default 65536)"},
+ "raw":{"type":"boolean","description":"keep terminal control characters in text (default false: removed, carriage-return redraws applied)"}},"required":["id"]})j";
+constexpr const char* k_output_out = R"j({"type":"object","properties":{
+ "id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]},
+ "text":{"type":"string","description":"the output after the cursor, as valid UTF-8"},
+ "cursor":{"type":"string","description":"pass to the next call to read on"},
+ "complete":{"type":"boolean","description":"the task has finished and everything is read"},
+ "dropped_bytes":{"type":"integer","description":"bytes the output bound dropped between the cursor and text"},
+ "offset":{"type":"integer"},"next_offset":{"type":"integer"},"bytes":{"type":"integer"},
+ "total_bytes":{"type":"integer"},"replaced_bytes":{"type":"integer"},"removed_bytes":{"type":"integer"}},
+ "required":["id","state","text","cursor","complete","dropped_bytes"]})j";
+constexpr const char* k_wait_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
+ "timeout_s":{"type":"number","minimum":0,"maximum":60,"description":"return after this many seconds at most (default 30, at most 60); call again to wait longer"},
+ "until_output":{"type":"string","description":"return once a line of output matches this regular expression (ECMAScript)"},
+ "until_port":{"type":"integer","minimum":1,"maximum":65535,"description":"return once a process of the task listens on this TCP port"},
+ "idle_s":{"type":"number","minimum":0,"description":"return once the task has printed nothing for this many seconds"}},"required":["id"]})j";
+constexpr const char* k_wait_out = R"j({"type":"object","properties":{
+ "id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]},
+ "end":{"type":"string","enum":["met","idle","task_ended","gave_up","interrupted"],"description":"met: the line or port is there; idle; task_ended: the task finished (first); gave_up: timeout_s passed"},
+ "line":{"type":["string","null"],"description":"the matching line"},
+ "cursor":{"type":"string","description":"an output cursor: after the matching line, else at the end of the output"},
+ "quiet_s":{"type":"number","description":"seconds since the task last printed"}},"required":["id","state","end","cursor"]})j";
+constexpr const char* k_cancel_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
+ "grace_s":{"type":"number","minimum":0,"description":"seconds between TERM and KILL (default: the task's own grace)"}},"required":["id"]})j";
+constexpr const char* k_cancel_out =
+  R"j({"type":"object","properties":{"id":{"type":"string"},"was_final":{"type":"boolean"},"task":)j" BGTASK_MCP_TASK R"j(},"required":["id","was_final","task"]})j";
+// clang-format on
+
+const std::array<Tool, 6> k_tools{{
+  {"start",
+   "Start a command in the background; returns its task ID at once. The task keeps running "
+   "after this server exits, and its output is kept in the task directory.",
+   k_start_in, k_task_out, tool_start},
+  {"status", "A task's current record: state, exit code, times, progress, output size.", k_id_in,
+   k_task_out, tool_status},
+  {"list", "The tasks of the task directory, oldest first, with optional filters.", k_list_in,
+   k_list_out, tool_list},
+  {"output",
+   "Read a task's output after a cursor, at most max_bytes at a time: pass the returned "
+   "cursor to the next call to read only what is new. Cursors stay valid across restarts.",
+   k_output_in, k_output_out, tool_output},
+  {"wait",
+   "Wait (at most 60 s per call) until the task ends, or a line matches until_output, or "
+   "it listens on until_port, or it was idle for idle_s.",
+   k_wait_in, k_wait_out, tool_wait},
+  {"cancel", "Stop a task: TERM to its processes, KILL after the grace time.", k_cancel_in,
+   k_cancel_out, tool_cancel},
+}};
+
+} // namespace
+
+std::span<const Tool> all_tools()
+{
+  return k_tools;
+}
+
+boost::json::object describe_tool(const Tool& tool)
+{
+  return {{"name", tool.name},
+          {"description", tool.description},
+          {"inputSchema", boost::json::parse(tool.input_schema)},
+          {"outputSchema", boost::json::parse(tool.output_schema)}};
+}
+
+} // namespace bgtask::mcp

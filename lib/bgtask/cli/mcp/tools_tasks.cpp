@@ -1,0 +1,124 @@
+#include <bgtask/cli/mcp/tool_args.hpp>
+#include <bgtask/cli/mcp/tools.hpp>
+#include <bgtask/cli/mcp/tools_impl.hpp>
+#include <bgtask/cli/start_options.hpp>
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/core/task_state.hpp>
+#include <bgtask/exec/task_cancel.hpp>
+#include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
+
+#include <algorithm>
+
+namespace bgtask::mcp {
+
+namespace json = boost::json;
+
+namespace {
+
+// The `start` options the arguments ask for, as the command line would give them.
+std::vector<std::string> start_arguments(const json::object& args)
+{
+  std::vector<std::string> own;
+  const auto add = [&](const char* option, const std::optional<std::string>& value) {
+    if (value) {
+      own.insert(own.end(), {option, *value});
+    }
+  };
+  add("--name", opt_string(args, "name"));
+  add("--cwd", opt_string(args, "cwd"));
+  add("--max-output", opt_string(args, "max_output"));
+  add("--queue", opt_string(args, "queue"));
+  add("-c", opt_string(args, "shell"));
+  if (const auto timeout = opt_number(args, "timeout_s")) {
+    add("--timeout", seconds_text(*timeout, "timeout_s"));
+  }
+  for (const auto& id : opt_strings(args, "after").value_or(std::vector<std::string>{})) {
+    add("--after", id);
+  }
+  return own;
+}
+
+} // namespace
+
+json::object tool_start(const TaskDir& dir, const json::object& args)
+{
+  auto command = opt_strings(args, "argv").value_or(std::vector<std::string>{});
+  if (command.empty() == !args.contains("shell")) {
+    throw ToolArgumentError{"give exactly one of 'argv' (a non-empty array) and 'shell'"};
+  }
+  po::options_description options("Options");
+  add_start_options(options);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(start_arguments(args)).options(options).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw_usage(e.what());
+  }
+  const StartResult result = start_task(dir, build_start_plan(vm, std::move(command)));
+  if (result.launch.exit_code != 0 && load_record(dir, result.id).status == LoadStatus::missing) {
+    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error);
+  }
+  if (result.launch.exit_code != 0) {
+    throw Error(static_cast<ExitCode>(result.launch.exit_code),
+                "task " + result.id + " failed to start: " + result.launch.error);
+  }
+  return {{"id", result.id}, {"task", record_to_json(load_current_record(dir, result.id))}};
+}
+
+json::object tool_status(const TaskDir& dir, const json::object& args)
+{
+  const std::string id = resolve_task_id(dir, required_string(args, "id"));
+  return {{"id", id}, {"task", record_to_json(load_current_record(dir, id))}};
+}
+
+json::object tool_list(const TaskDir& dir, const json::object& args)
+{
+  std::vector<TaskState> states;
+  for (const auto& name : opt_strings(args, "state").value_or(std::vector<std::string>{})) {
+    const auto state = parse_task_state(name);
+    if (!state) {
+      throw ToolArgumentError{"argument 'state': unknown state '" + name + "'"};
+    }
+    states.push_back(*state);
+  }
+  const auto name = opt_string(args, "name");
+  const auto queue = opt_string(args, "queue");
+  const auto limit = opt_integer(args, "limit");
+  json::array tasks;
+  for (const auto& id : scan_task_ids(dir)) {
+    const auto loaded = load_record(dir, id);
+    if (loaded.status != LoadStatus::ok) {
+      continue; // missing meanwhile, or corrupt: `bgtask status ID` explains it
+    }
+    const TaskRecord record = load_current_record(dir, id);
+    if ((!states.empty() &&
+         std::find(states.begin(), states.end(), record.state) == states.end()) ||
+        (name && record.name != name) || (queue && record.queue != queue)) {
+      continue;
+    }
+    tasks.push_back(record_to_json(record));
+  }
+  if (limit && tasks.size() > static_cast<std::size_t>(*limit)) {
+    tasks.erase(tasks.begin(), tasks.end() - *limit);
+  }
+  return {{"tasks", std::move(tasks)}};
+}
+
+json::object tool_cancel(const TaskDir& dir, const json::object& args)
+{
+  const std::string id = resolve_task_id(dir, required_string(args, "id"));
+  std::optional<Milliseconds> grace;
+  if (const auto seconds = opt_number(args, "grace_s")) {
+    grace = Milliseconds(std::llround(*seconds * 1000));
+  }
+  const CancelResult result = cancel_tasks(dir, {id}, grace);
+  return {{"id", id},
+          {"was_final", result.was_final.front()},
+          {"task", record_to_json(result.records.front())}};
+}
+
+} // namespace bgtask::mcp

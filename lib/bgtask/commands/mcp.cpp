@@ -1,0 +1,19 @@
+#include <bgtask/cli/mcp/mcp_server.hpp>
+#include <bgtask/commands/commands.hpp>
+#include <bgtask/store/task_dir.hpp>
+
+#include <csignal>
+#include <iostream>
+
+namespace bgtask {
+
+int run_mcp(const GlobalOptions& global, const CommandArgs& /*args*/)
+{
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  std::signal(SIGPIPE, SIG_IGN); // a client that went away is an end of stdin, not a crash
+  std::ios::sync_with_stdio(false);
+  mcp::serve(dir, std::cin, std::cout);
+  return 0;
+}
+
+} // namespace bgtask
