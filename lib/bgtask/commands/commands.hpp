@@ -17,6 +17,7 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args);
 po::options_description list_options();
 int run_list(const GlobalOptions& global, const CommandArgs& args);
 
+po::options_description mcp_options();
 int run_mcp(const GlobalOptions& global, const CommandArgs& args);
 
 po::options_description output_options();

@@ -7,6 +7,11 @@
 
 namespace bgtask {
 
+po::options_description mcp_options()
+{
+  return po::options_description(); // --help only
+}
+
 int run_mcp(const GlobalOptions& global, const CommandArgs& /*args*/)
 {
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));

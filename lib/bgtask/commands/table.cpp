@@ -62,7 +62,7 @@ constexpr std::array<Command, 15> k_commands{{
      "Serves the Model Context Protocol on stdin/stdout (newline-delimited JSON-RPC 2.0) for\n"
      "coding agents: tools start, status, list, output, wait and cancel on the task directory.\n"
      "Ends at the end of stdin; the tasks it started keep running. See docs/agents.md.",
-   .options = nullptr,
+   .options = mcp_options,
    .operands = Operands::none,
    .handler = run_mcp},
   {.name = "output",
