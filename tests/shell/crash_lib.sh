@@ -137,6 +137,8 @@ traced_start() {
     shift
   done
   shift
+  [ "${BGTASK_TEST_SEAMS_BUILT:-1}" = 1 ] ||
+    skip "this binary was built without test seams (configure with -DBGTASK_TEST_SEAMS=ON)"
   BGTASK_TEST_STOP_SUPERVISOR=1 timeout 60 "$BGTASK" --dir "$dir" start "$@" >"$dir.out" 2>"$dir.err" &
   cli=$!
   wait_until 20 find_stopped_supervisor "$dir" >/dev/null || fail "the supervisor of $dir never stopped for the tracer"

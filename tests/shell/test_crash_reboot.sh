@@ -44,6 +44,8 @@ stale_record() {
   mv "$D/.forge.tmp" "$D/$id.status.json"
 }
 
+[ "${BGTASK_TEST_SEAMS_BUILT:-1}" = 1 ] ||
+  skip "this binary was built without test seams (configure with -DBGTASK_TEST_SEAMS=ON)"
 echo "1f0e6d5c-4b3a-4291-8877-665544332211" >"$WORK/other-boot-id"
 at_exit 'kill $STRANGERS 2>/dev/null'
 records=0

@@ -6,6 +6,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/test_seams.hpp>
 
 #include <gtest/gtest.h>
 
@@ -260,6 +261,9 @@ TEST_F(ReconcileRecord, RecognisesThisHostWhenItsNameIsNotValidUtf8)
 
 TEST_F(ReconcileRecord, RecognisesThisBootWhenItsIdIsNotValidUtf8)
 {
+  if (!bgtask::test_seams_built()) {
+    GTEST_SKIP() << "built without test seams (-DBGTASK_TEST_SEAMS=ON)";
+  }
   const std::string boot_file = (m_root / "boot_id").string();
   std::ofstream(boot_file) << "\xff\xfe-boot\n";
   ::setenv("BGTASK_TEST_BOOT_ID_FILE", boot_file.c_str(), 1);

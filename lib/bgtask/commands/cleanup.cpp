@@ -8,6 +8,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/byte_size.hpp>
+#include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/parallel.hpp>
 
@@ -47,12 +48,11 @@ struct Summary
 std::map<std::string, TaskFiles> scan_files(const TaskDir& dir)
 {
   std::map<std::string, TaskFiles> files;
-  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* stream = fd >= 0 ? ::fdopendir(fd) : nullptr;
-  if (stream == nullptr) {
+  DirStream stream = DirStream::open_at(dir.fd());
+  if (!stream) {
     throw_system("cannot read " + dir.path(), errno);
   }
-  while (const dirent* entry = ::readdir(stream)) {
+  while (const dirent* entry = stream.next()) {
     const auto file = parse_task_file_name(entry->d_name);
     if (!file) {
       continue;
@@ -73,7 +73,6 @@ std::map<std::string, TaskFiles> scan_files(const TaskDir& dir)
       break;
     }
   }
-  ::closedir(stream);
   return files;
 }
 

@@ -1,12 +1,15 @@
+#include <bgtask/cli/argv_secrets.hpp>
 #include <bgtask/cli/command.hpp>
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/commands/dispatch.hpp>
 #include <bgtask/commands/table.hpp>
 #include <bgtask/proc/caller_umask.hpp>
+#include <bgtask/proc/standard_streams.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -162,9 +165,18 @@ void print_error(const std::string& message)
 
 int run_cli(int argc, char** argv)
 {
+  // Before anything is opened: a descriptor bgtask opens must never become
+  // someone's stdin, stdout or stderr.
+  if (const int err = open_missing_standard_streams(); err != 0) {
+    print_error(std::string("cannot open /dev/null for a closed standard stream: ") +
+                std::strerror(err));
+    return static_cast<int>(ExitCode::failure);
+  }
   restrict_umask();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  hide_env_values(argc, argv); // the copy above keeps them
   try {
-    return dispatch(std::vector<std::string>(argv + 1, argv + argc));
+    return dispatch(args);
   } catch (const Error& e) {
     print_error(e.what());
     return static_cast<int>(e.code());

@@ -1,6 +1,7 @@
 #include <bgtask/proc/caller_umask.hpp>
-#include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/client_process.hpp>
+#include <bgtask/proc/environment.hpp>
+#include <bgtask/proc/spawn.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -15,59 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
-
 namespace bgtask {
 
 namespace {
 
 constexpr std::size_t k_max_captured = 256 * 1024 * 1024;
-
-std::vector<std::string> child_environment(const std::vector<std::string>& additions)
-{
-  std::vector<std::string> env;
-  const auto overridden = [&](std::string_view entry) {
-    const auto name = entry.substr(0, entry.find('=') + 1);
-    return std::any_of(additions.begin(), additions.end(),
-                       [&](const std::string& add) { return add.starts_with(name); });
-  };
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (!overridden(*entry)) {
-      env.emplace_back(*entry);
-    }
-  }
-  env.insert(env.end(), additions.begin(), additions.end());
-  return env;
-}
-
-// In the forked child: wire up stdio, reset signals, exec. Reports an exec
-// failure's errno on `error_fd` (close-on-exec, so success closes it).
-[[noreturn]] void exec_client(char* const* argv, char* const* envp, int in, int out, int err,
-                              int error_fd, mode_t umask_value)
-{
-  ::dup2(in, 0);
-  ::dup2(out, 1);
-  ::dup2(err, 2);
-  ::close_range(3, static_cast<unsigned int>(error_fd) - 1, 0);
-  ::close_range(static_cast<unsigned int>(error_fd) + 1, ~0U, 0);
-  reset_child_signals(ProcessGroup::inherit);
-  ::umask(umask_value);
-  ::execvpe(argv[0], argv, envp);
-  const int code = errno;
-  [[maybe_unused]] const auto n = ::write(error_fd, &code, sizeof(code));
-  ::_exit(127);
-}
-
-bool make_pipe(UniqueFd& read_end, UniqueFd& write_end)
-{
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return false;
-  }
-  read_end = UniqueFd(fds[0]);
-  write_end = UniqueFd(fds[1]);
-  return true;
-}
 
 // Reads what is available; false at end of file (or on error).
 bool read_some(int fd, std::string& into)
@@ -102,31 +55,28 @@ ClientResult run_client(const ClientCall& call)
   }
   UniqueFd in_parent(in_pair[0]);
   UniqueFd in_child(in_pair[1]);
-  UniqueFd out_read, out_write, err_read, err_write, exec_read, exec_write;
-  if (!make_pipe(out_read, out_write) || !make_pipe(err_read, err_write) ||
-      !make_pipe(exec_read, exec_write)) {
+  UniqueFd out_read, out_write, err_read, err_write;
+  if (!make_pipe(out_read, out_write) || !make_pipe(err_read, err_write)) {
     result.error = std::string("cannot create a pipe: ") + std::strerror(errno);
     return result;
   }
-  std::vector<std::string> argv = call.argv;
-  std::vector<std::string> env = child_environment(call.env_additions);
-  auto c_argv = to_c_strings(argv);
-  auto c_env = to_c_strings(env);
-  const mode_t umask_value = caller_umask();
-
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    result.error = std::string("cannot fork: ") + std::strerror(errno);
+  SpawnRequest spawn;
+  spawn.argv = call.argv;
+  spawn.env = merged_environment(call.env_additions);
+  spawn.stdin_fd = in_child.get();
+  spawn.stdout_fd = out_write.get();
+  spawn.stderr_fd = err_write.get();
+  spawn.umask = caller_umask();
+  const Spawned spawned = spawn_program(spawn);
+  if (spawned.pid < 0) {
+    result.end = ClientEnd::not_started;
+    result.error = "cannot run " + call.argv.front() + ": " + std::strerror(spawned.error);
     return result;
   }
-  if (pid == 0) {
-    exec_client(c_argv.data(), c_env.data(), in_child.get(), out_write.get(), err_write.get(),
-                exec_write.get(), umask_value);
-  }
+  const pid_t pid = spawned.pid;
   in_child.close();
   out_write.close();
   err_write.close();
-  exec_write.close();
 
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + call.timeout;
@@ -198,12 +148,6 @@ ClientResult run_client(const ClientCall& call)
         ::usleep(2000);
       }
     }
-  }
-  int exec_errno = 0;
-  if (::read(exec_read.get(), &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
-    result.end = ClientEnd::not_started;
-    result.error = "cannot run " + call.argv.front() + ": " + std::strerror(exec_errno);
-    return result;
   }
   if (killed) {
     result.end = ClientEnd::timed_out;

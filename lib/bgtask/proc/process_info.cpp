@@ -1,4 +1,5 @@
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/util/test_seams.hpp>
 
 #include <array>
 #include <cerrno>
@@ -93,7 +94,7 @@ bool is_same_process(int pid, std::uint64_t start_time, int session)
 
 std::string current_boot_id()
 {
-  const char* override_path = std::getenv("BGTASK_TEST_BOOT_ID_FILE");
+  const char* override_path = test_seam(TestSeam::boot_id_file);
   return read_first_line(override_path != nullptr ? override_path
                                                   : "/proc/sys/kernel/random/boot_id");
 }

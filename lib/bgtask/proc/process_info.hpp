@@ -31,8 +31,9 @@ bool is_same_process(int pid, std::uint64_t start_time);
 // process group, cannot leave the supervisor's) from such a stranger.
 bool is_same_process(int pid, std::uint64_t start_time, int session);
 
-// The kernel's boot id (/proc/sys/kernel/random/boot_id). Tests may point
-// BGTASK_TEST_BOOT_ID_FILE at another file to simulate a reboot.
+// The kernel's boot id (/proc/sys/kernel/random/boot_id). In a build with
+// test seams (test_seams.hpp), BGTASK_TEST_BOOT_ID_FILE may name another
+// file to simulate a reboot.
 std::string current_boot_id();
 
 // This host's name (uname nodename).

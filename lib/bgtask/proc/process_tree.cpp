@@ -1,5 +1,6 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
+#include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -18,18 +19,17 @@ namespace {
 // Calls `visit(pid)` for every numeric entry of /proc.
 template <typename Visit> void for_each_pid(Visit visit)
 {
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) {
+  DirStream proc = DirStream::open("/proc");
+  if (!proc) {
     return;
   }
-  while (const dirent* entry = ::readdir(proc)) {
+  while (const dirent* entry = proc.next()) {
     char* end = nullptr;
     const long pid = std::strtol(entry->d_name, &end, 10);
     if (pid > 0 && *end == '\0') {
       visit(static_cast<int>(pid));
     }
   }
-  ::closedir(proc);
 }
 
 bool environment_contains(int pid, const std::string& entry)

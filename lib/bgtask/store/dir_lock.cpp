@@ -1,6 +1,7 @@
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <cerrno>
@@ -68,24 +69,22 @@ std::optional<DirLock> DirLock::try_acquire(const TaskDir& dir, const std::strin
 
 void remove_abandoned_dir_temps(const TaskDir& dir)
 {
-  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* stream = fd >= 0 ? ::fdopendir(fd) : nullptr;
-  if (stream == nullptr) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    return;
-  }
   std::vector<std::string> doomed;
-  while (const dirent* entry = ::readdir(stream)) {
-    const std::string_view name(entry->d_name);
-    const bool dir_temp = (name.starts_with(".fingerprint.key.") || name.starts_with(".queue-")) &&
-                          name.ends_with(".tmp") && !parse_task_file_name(name);
-    if (dir_temp) {
-      doomed.emplace_back(name);
+  {
+    DirStream stream = DirStream::open_at(dir.fd());
+    if (!stream) {
+      return;
+    }
+    while (const dirent* entry = stream.next()) {
+      const std::string_view name(entry->d_name);
+      const bool dir_temp =
+        (name.starts_with(".fingerprint.key.") || name.starts_with(".queue-")) &&
+        name.ends_with(".tmp") && !parse_task_file_name(name);
+      if (dir_temp) {
+        doomed.emplace_back(name);
+      }
     }
   }
-  ::closedir(stream);
   // Writers create the lock before their temp, so it exists if a temp does.
   std::optional<DirLock> guard;
   try {

@@ -4,6 +4,7 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -28,6 +29,15 @@ LoadedRecord corrupt(LoadedRecord result, std::string reason)
 }
 
 } // namespace
+
+void remove_unrecorded_task_files(const TaskDir& dir, std::string_view id)
+{
+  if (load_record(dir, id).status != LoadStatus::missing) {
+    return;
+  }
+  ::unlinkat(dir.fd(), output_file_name(id).c_str(), 0);
+  ::unlinkat(dir.fd(), lock_file_name(id).c_str(), 0);
+}
 
 LoadedRecord load_record(const TaskDir& dir, std::string_view id)
 {
@@ -99,23 +109,17 @@ void save_record(const TaskDir& dir, TaskRecord& record)
 
 std::vector<std::string> scan_task_ids(const TaskDir& dir)
 {
-  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    throw_system("cannot read " + dir.path(), errno);
-  }
-  DIR* stream = ::fdopendir(fd);
-  if (stream == nullptr) {
-    ::close(fd);
+  DirStream stream = DirStream::open_at(dir.fd());
+  if (!stream) {
     throw_system("cannot read " + dir.path(), errno);
   }
   std::vector<std::string> ids;
-  while (const dirent* entry = ::readdir(stream)) {
+  while (const dirent* entry = stream.next()) {
     const auto file = parse_task_file_name(entry->d_name);
     if (file && file->kind == TaskFileKind::status) {
       ids.push_back(file->id);
     }
   }
-  ::closedir(stream);
   std::sort(ids.begin(), ids.end());
   return ids;
 }

@@ -31,6 +31,11 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id);
 // (atomic_file.hpp). Throws Error(failure).
 void save_record(const TaskDir& dir, TaskRecord& record);
 
+// For a start that failed: removes the output and lock files of `id` unless
+// a record names the task (then they are the record's), so that a failed
+// start leaves nothing behind. Errors are ignored.
+void remove_unrecorded_task_files(const TaskDir& dir, std::string_view id);
+
 // The IDs of all records in the directory, oldest first.
 std::vector<std::string> scan_task_ids(const TaskDir& dir);
 

@@ -2,6 +2,7 @@
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_queue.hpp>
+#include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/unique_fd.hpp>
@@ -117,16 +118,12 @@ void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t
 
 std::vector<std::string> scan_queue_names(const TaskDir& dir)
 {
-  const int fd = ::openat(dir.fd(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* stream = fd >= 0 ? ::fdopendir(fd) : nullptr;
-  if (stream == nullptr) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
+  DirStream stream = DirStream::open_at(dir.fd());
+  if (!stream) {
     throw_system("cannot read " + dir.path(), errno);
   }
   std::vector<std::string> names;
-  while (const dirent* entry = ::readdir(stream)) {
+  while (const dirent* entry = stream.next()) {
     const std::string_view file(entry->d_name);
     if (file.starts_with(k_prefix) && file.ends_with(k_settings_suffix)) {
       const auto queue =
@@ -136,7 +133,6 @@ std::vector<std::string> scan_queue_names(const TaskDir& dir)
       }
     }
   }
-  ::closedir(stream);
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -37,4 +37,15 @@ UniqueFd open_at(int dir_fd, const char* name, int flags, mode_t mode)
   return UniqueFd(fd);
 }
 
+bool make_pipe(UniqueFd& read_end, UniqueFd& write_end, int extra_flags)
+{
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | extra_flags) != 0) {
+    return false;
+  }
+  read_end = UniqueFd(fds[0]);
+  write_end = UniqueFd(fds[1]);
+  return true;
+}
+
 } // namespace bgtask

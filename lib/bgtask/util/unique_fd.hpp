@@ -42,4 +42,8 @@ private:
 // one with errno set.
 UniqueFd open_at(int dir_fd, const char* name, int flags, mode_t mode = 0);
 
+// pipe2(2) with O_CLOEXEC (plus `extra_flags`, e.g. O_NONBLOCK) into two
+// owned ends; false with errno set (and both ends untouched) on failure.
+bool make_pipe(UniqueFd& read_end, UniqueFd& write_end, int extra_flags = 0);
+
 } // namespace bgtask

@@ -1,7 +1,8 @@
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
-#include <bgtask/proc/child_exec.hpp>
+#include <bgtask/proc/environment.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/proc/spawn.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -13,10 +14,9 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace bgtask {
 
@@ -27,48 +27,26 @@ constexpr std::size_t k_kept_output = 200;
 
 std::vector<std::string> hook_environment(const TaskDir& dir, const TaskRecord& record)
 {
-  const std::vector<std::string> added{
+  return merged_environment({
     "BGTASK_ID=" + record.id,
     "BGTASK_DIR=" + dir.path(),
     "BGTASK_STATE=" + std::string(to_string(record.state)),
     "BGTASK_EXIT_CODE=" + std::to_string(exit_status_of(record)),
     "BGTASK_OUTPUT=" + record.output.path,
-  };
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string_view text(*entry);
-    const auto name = text.substr(0, text.find('=') + 1);
-    const bool replaced = std::any_of(added.begin(), added.end(),
-                                      [&](const std::string& a) { return a.starts_with(name); });
-    if (!replaced) {
-      env.emplace_back(text);
-    }
-  }
-  env.insert(env.end(), added.begin(), added.end());
-  return env;
+  });
 }
 
-// In the hook's process: never returns.
-[[noreturn]] void exec_hook(const TaskRecord& record, std::vector<std::string>& env, int output_fd)
+// The task's directory if the hook can run there, else "/".
+std::string hook_directory(const TaskRecord& record)
 {
-  reset_child_signals(ProcessGroup::own);
-  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null_fd >= 0) {
-    ::dup2(null_fd, 0);
+  struct stat st
+  {
+  };
+  if (!record.cwd.empty() && ::stat(record.cwd.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+      ::access(record.cwd.c_str(), X_OK) == 0) {
+    return record.cwd;
   }
-  ::dup2(output_fd, 1);
-  ::dup2(output_fd, 2);
-  ::close_range(3, ~0U, 0);
-  if (record.cwd.empty() || ::chdir(record.cwd.c_str()) != 0) {
-    ::chdir("/");
-  }
-  const auto c_env = to_c_strings(env);
-  std::string shell = "/bin/sh";
-  std::string flag = "-c";
-  std::string hook = *record.on_exit;
-  char* argv[] = {shell.data(), flag.data(), hook.data(), nullptr};
-  ::execve("/bin/sh", argv, c_env.data());
-  ::_exit(127);
+  return "/";
 }
 
 // Keeps the last k_kept_output bytes of what the hook writes.
@@ -100,21 +78,23 @@ std::string last_line(std::string text)
 // Runs the hook; returns the event message.
 std::string run_hook(const TaskDir& dir, const TaskRecord& record)
 {
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+  UniqueFd read_end;
+  UniqueFd write_end;
+  if (!make_pipe(read_end, write_end, O_NONBLOCK)) {
     return std::string("cannot run: ") + std::strerror(errno);
   }
-  UniqueFd read_end(pipe_fds[0]);
-  UniqueFd write_end(pipe_fds[1]);
-  auto env = hook_environment(dir, record);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    return std::string("cannot run: ") + std::strerror(errno);
+  SpawnRequest spawn;
+  spawn.argv = {"/bin/sh", "-c", *record.on_exit};
+  spawn.env = hook_environment(dir, record);
+  spawn.stdout_fd = write_end.get();
+  spawn.stderr_fd = write_end.get();
+  spawn.group = ProcessGroup::own;
+  spawn.cwd = hook_directory(record);
+  const Spawned spawned = spawn_program(spawn);
+  if (spawned.pid < 0) {
+    return std::string("cannot run: ") + std::strerror(spawned.error);
   }
-  if (pid == 0) {
-    exec_hook(record, env, write_end.get());
-  }
-  ::setpgid(pid, pid);
+  const pid_t pid = spawned.pid;
   write_end.close();
   const UniqueFd process = open_pidfd(pid);
   std::string kept;

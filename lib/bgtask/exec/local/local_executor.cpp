@@ -44,25 +44,31 @@ std::string read_all(int fd)
 
 LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
 {
-  const auto& id = request.record.id;
+  const std::string id = request.record.id;
+  // Whatever fails before the supervisor reports leaves no files behind.
+  const auto fail = [&](const std::string& message, int err) {
+    remove_unrecorded_task_files(dir, id);
+    throw_system(message, err);
+  };
   const auto output_name = output_file_name(id);
   UniqueFd output(::openat(dir.fd(), output_name.c_str(),
                            O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!output) {
-    throw_system("cannot create " + dir.file_path(output_name), errno);
+    const int err = errno;
+    ::unlinkat(dir.fd(), lock_file_name(id).c_str(), 0);
+    throw_system("cannot create " + dir.file_path(output_name), err);
   }
-  int report_pipe[2];
-  if (::pipe2(report_pipe, O_CLOEXEC) != 0) {
-    throw_system("cannot create a pipe", errno);
+  UniqueFd report_read;
+  UniqueFd report_write;
+  if (!make_pipe(report_read, report_write)) {
+    fail("cannot create a pipe", errno);
   }
-  UniqueFd report_read(report_pipe[0]);
-  UniqueFd report_write(report_pipe[1]);
 
   // One fork: `start` exits right after the report, and the supervisor
   // (which detaches itself with setsid) is then re-parented like any orphan.
   const pid_t supervisor = ::fork();
   if (supervisor < 0) {
-    throw_system("cannot fork", errno);
+    fail("cannot fork", errno);
   }
   if (supervisor == 0) {
     report_read.close();
@@ -75,6 +81,7 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   const std::string report = read_all(report_read.get());
   const auto newline = report.find('\n');
   if (newline == std::string::npos) {
+    remove_unrecorded_task_files(dir, id);
     throw Error(ExitCode::failure, "the supervisor of task " + id + " exited before starting it");
   }
   LaunchResult result;

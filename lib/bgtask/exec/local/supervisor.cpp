@@ -1,11 +1,17 @@
 // The supervisor: one process per task, forked by `start`.
 //
-// Order of a launch: fork the command (it blocks on a "go" pipe), write the
-// running record naming both processes, release the command, learn from a
-// CLOEXEC pipe whether exec succeeded, report to `start`. A supervisor
-// killed before "go" leaves a command that exits 127 without running
-// anything, and a record (if any) that reconciles to `lost`.
+// Its life in phases: detach from the CLI; prepare (room for the final
+// record, the task's cgroup, the wait for a turn, the output bound); launch
+// each attempt (fork the command, argv and environment built first, which
+// blocks on a "go" pipe; write the running record naming both processes;
+// release the command; learn from a CLOEXEC pipe whether exec succeeded;
+// report to `start`); supervise; finish (final record, exit hook). A
+// supervisor killed before "go" leaves a command that exits 127 without
+// running anything, and a record (if any) that reconciles to `lost`. It is
+// the CLI's image after a fork: nothing may unwind out of it, so the phases
+// run under one last-resort catch that records the reason and exits.
 
+#include <bgtask/exec/local/command_launch.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
 #include <bgtask/exec/local/output_trimmer.hpp>
@@ -21,6 +27,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/test_seams.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -39,21 +46,11 @@
 #include <thread>
 #include <unistd.h>
 
-extern char** environ;
-
 namespace bgtask {
 
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-enum class ExecStage : int { chdir = 1, exec = 2 };
-
-struct ExecFailure
-{
-  ExecStage stage;
-  int error;
-};
 
 void write_fully(int fd, std::string_view data)
 {
@@ -69,23 +66,6 @@ void write_fully(int fd, std::string_view data)
   }
 }
 
-// Closes every descriptor above 2 except those in `keep`.
-void close_other_descriptors(std::initializer_list<int> keep)
-{
-  std::vector<int> sorted(keep);
-  std::sort(sorted.begin(), sorted.end());
-  unsigned int next = 3;
-  for (const int fd : sorted) {
-    if (fd >= static_cast<int>(next)) {
-      if (fd > static_cast<int>(next)) {
-        ::close_range(next, static_cast<unsigned int>(fd) - 1, 0);
-      }
-      next = static_cast<unsigned int>(fd) + 1;
-    }
-  }
-  ::close_range(next, ~0U, 0);
-}
-
 void redirect_stdio_to_null()
 {
   const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -97,70 +77,6 @@ void redirect_stdio_to_null()
       ::close(null_fd);
     }
   }
-}
-
-std::vector<std::string> build_environment(const LaunchRequest& request, const std::string& dir,
-                                           int attempt)
-{
-  std::vector<std::string> env;
-  const auto overridden = [&](std::string_view entry) {
-    const auto name = entry.substr(0, entry.find('=') + 1);
-    if (name == "BGTASK_ID=" || name == "BGTASK_DIR=" || name == "BGTASK_ATTEMPT=") {
-      return true;
-    }
-    return std::any_of(request.env_additions.begin(), request.env_additions.end(),
-                       [&](const std::string& add) { return add.starts_with(name); });
-  };
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (!overridden(*entry)) {
-      env.emplace_back(*entry);
-    }
-  }
-  env.insert(env.end(), request.env_additions.begin(), request.env_additions.end());
-  env.push_back("BGTASK_ID=" + request.record.id);
-  env.push_back("BGTASK_DIR=" + dir);
-  env.push_back("BGTASK_ATTEMPT=" + std::to_string(attempt));
-  return env;
-}
-
-// In the command's process: wait for "go", set up, exec. Never returns.
-[[noreturn]] void exec_command(const LaunchRequest& request, std::vector<std::string> env,
-                               int go_fd, int error_fd, int output_fd, mode_t caller_umask)
-{
-  reset_child_signals(ProcessGroup::own);
-  char go = 0;
-  while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
-  }
-  if (go != 'g') {
-    ::_exit(127);
-  }
-  const auto fail = [&](ExecStage stage) {
-    const ExecFailure failure{stage, errno};
-    write_fully(error_fd,
-                std::string_view(reinterpret_cast<const char*>(&failure), sizeof(failure)));
-    ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
-  };
-  if (::chdir(request.record.cwd.c_str()) != 0) {
-    fail(ExecStage::chdir);
-  }
-  ::dup2(output_fd, 1);
-  ::dup2(output_fd, 2);
-  ::umask(caller_umask);
-  close_other_descriptors({error_fd});
-  std::vector<std::string> argv = request.argv;
-  auto c_argv = to_c_strings(argv);
-  auto c_env = to_c_strings(env);
-  ::execvpe(c_argv[0], c_argv.data(), c_env.data());
-  fail(ExecStage::exec);
-  ::_exit(127);
-}
-
-std::string describe_exec_failure(const LaunchRequest& request, const ExecFailure& failure)
-{
-  if (failure.stage == ExecStage::chdir) {
-    return "cannot change to directory " + request.record.cwd + ": " + std::strerror(failure.error);
-  }
-  return "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
 }
 
 std::string signal_name(int sig)
@@ -484,65 +400,6 @@ void apply_outcome(TaskRecord& record, int status, Stopping stopping, const Laun
   }
 }
 
-// A command forked for one attempt, blocked until released.
-struct Spawned
-{
-  pid_t pid = -1;
-  UniqueFd go;
-  UniqueFd exec_errors;
-};
-
-// Forks the command for attempt `number` in its own process group; it
-// waits on the go pipe. Pid -1 (errno set) if a pipe or the fork failed.
-Spawned spawn_command(const TaskDir& dir, const SupervisorPlan& plan, int number, int output_fd)
-{
-  int go_pipe[2];
-  int error_pipe[2];
-  if (::pipe2(go_pipe, O_CLOEXEC) != 0) {
-    return {};
-  }
-  if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
-    ::close(go_pipe[0]);
-    ::close(go_pipe[1]);
-    return {};
-  }
-  auto env = build_environment(plan.request, dir.path(), number);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::close(go_pipe[1]);
-    ::close(error_pipe[0]);
-    exec_command(plan.request, std::move(env), go_pipe[0], error_pipe[1], output_fd,
-                 plan.caller_umask);
-  }
-  const int fork_error = errno;
-  ::close(go_pipe[0]);
-  ::close(error_pipe[1]);
-  Spawned spawned{child, UniqueFd(go_pipe[1]), UniqueFd(error_pipe[0])};
-  if (child < 0) {
-    errno = fork_error;
-    return Spawned{};
-  }
-  ::setpgid(child, child);
-  return spawned;
-}
-
-// Lets a spawned command exec; returns how exec failed, or nullopt if it runs.
-std::optional<ExecFailure> release_command(Spawned& spawned)
-{
-  write_fully(spawned.go.get(), "g");
-  spawned.go.close();
-  ExecFailure failure{};
-  ssize_t got = 0;
-  while ((got = ::read(spawned.exec_errors.get(), &failure, sizeof(failure))) < 0 &&
-         errno == EINTR) {
-  }
-  spawned.exec_errors.close();
-  if (got == static_cast<ssize_t>(sizeof(failure))) {
-    return failure;
-  }
-  return std::nullopt;
-}
-
 AttemptResult attempt_result(int status, Stopping stopping)
 {
   AttemptResult result;
@@ -671,23 +528,17 @@ private:
       save_started_record(m_dir, m_plan.lock, record);
     } catch (const Error& e) {
       ::kill(child, SIGKILL);
-      if (load_record(m_dir, record.id).status == LoadStatus::missing) {
-        // No record names the task: leave nothing of it behind.
-        ::unlinkat(m_dir.fd(), output_file_name(record.id).c_str(), 0);
-        ::unlinkat(m_dir.fd(), lock_file_name(record.id).c_str(), 0);
-      }
+      remove_unrecorded_task_files(m_dir, record.id); // nothing of it behind
       m_report(std::string("1\n") + e.what());
       ::_exit(1);
     }
   }
 
   // An exec that failed ends the task as failed (126 or 127), without retries.
-  [[noreturn]] void finish_exec_failure(pid_t child, const ExecFailure& failure)
+  [[noreturn]] void finish_exec_failure(const PendingCommand::Failure& failure)
   {
-    int status = 0;
-    ::waitpid(child, &status, 0);
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
-    const auto reason = describe_exec_failure(m_plan.request, failure);
+    const int code = failure.exit_code;
+    const auto& reason = failure.reason;
     TaskRecord& record = m_plan.request.record;
     if (m_plan.cgroup) {
       m_plan.cgroup->remove();
@@ -709,31 +560,36 @@ private:
 
   int run_one()
   {
-    Spawned spawned = spawn_command(m_dir, m_plan, m_number, command_output());
-    if (spawned.pid < 0) {
-      fail_before_running("cannot start the command: " + std::string(std::strerror(errno)), 1);
+    // argv and environment are built before the fork.
+    const CommandImage image(m_plan.request, m_dir.path(), m_number, command_output(),
+                             m_plan.caller_umask);
+    std::optional<PendingCommand> command;
+    try {
+      command.emplace(image);
+    } catch (const Error& e) {
+      fail_before_running(std::string("cannot start the command: ") + e.what(), 1);
     }
     if (!m_plan.request.record.options.retry) {
       m_capture_input.close(); // the capture then sees the end of the output
     }
     if (m_plan.cgroup) {
       std::string error;
-      if (!m_plan.cgroup->add_process(spawned.pid, error)) {
-        ::kill(spawned.pid, SIGKILL);
-        ::waitpid(spawned.pid, nullptr, 0);
+      if (!m_plan.cgroup->add_process(command->pid(), error)) {
+        ::kill(command->pid(), SIGKILL);
+        ::waitpid(command->pid(), nullptr, 0);
         fail_before_running("cannot move the command into its cgroup: " + error, 1);
       }
       m_oom_kills_before = m_plan.cgroup->oom_kills();
     }
-    record_start(spawned.pid);
-    if (const auto failure = release_command(spawned)) {
-      finish_exec_failure(spawned.pid, *failure);
+    record_start(command->pid());
+    if (const auto failure = command->release(m_plan.request)) {
+      finish_exec_failure(*failure);
     }
     if (m_number == 1) {
       m_report("0\n");
       release_unused_memory(); // what the CLI left behind, now that `start` has its answer
     }
-    Supervision supervision(m_dir, m_plan, spawned.pid, m_signal_fd, m_capture);
+    Supervision supervision(m_dir, m_plan, command->pid(), m_signal_fd, m_capture);
     const int status = supervision.run();
     m_stopping = supervision.stopping();
     return status;
@@ -832,51 +688,151 @@ CgroupLimits cgroup_limits(const ResourceLimits& limits)
   return CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max};
 }
 
-// Detaches the supervisor (new session, stdio on /dev/null, no other
-// inherited descriptors, child subreaper) and returns a signalfd for the
-// signals it handles (invalid if it could not be made).
-UniqueFd detach_supervisor(const TaskDir& dir, const SupervisorPlan& plan)
+// Whether `pid` is a child of this process that was not reaped yet (so its
+// pid, and the group it leads, cannot have been reused).
+bool is_own_child(pid_t pid)
+{
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+// What the phases share, and what the last-resort handler needs to know.
+struct SupervisorRun
+{
+  const TaskDir& dir;
+  SupervisorPlan& plan;
+  UniqueFd signal_fd;
+  std::optional<DirLock> slot;
+  std::optional<OutputTrimmer> trimmer;
+  std::optional<OutputCapture> capture;
+  UniqueFd capture_input; // the command's end of the output pipe
+
+  TaskRecord& record() { return plan.request.record; }
+
+  // Sends `start` its answer ("CODE\nMESSAGE"); only the first one counts.
+  void report(const std::string& line)
+  {
+    if (plan.report) {
+      write_fully(plan.report.get(), line);
+      plan.report.close();
+    }
+  }
+  bool reported() const { return !plan.report; }
+};
+
+// Ends a start that could not begin: `start` hears why, and no file of a
+// task without a record stays behind.
+[[noreturn]] void refuse_start(SupervisorRun& run, const std::string& reason)
+{
+  remove_unrecorded_task_files(run.dir, run.record().id);
+  run.report("1\n" + reason);
+  ::_exit(1);
+}
+
+// Phase 1: a new session, /dev/null for stdio, no inherited descriptor but
+// the plan's, a subreaper, and the signals it handles on a signalfd.
+void detach(SupervisorRun& run)
 {
   ::setsid();
-  if (std::getenv("BGTASK_TEST_STOP_SUPERVISOR") != nullptr) {
-    // Test seam: stops here so a crash test can attach a tracer to the supervisor alone.
-    ::unsetenv("BGTASK_TEST_STOP_SUPERVISOR");
+  if (test_seam(TestSeam::stop_supervisor) != nullptr) {
+    // Stops here so a crash test can attach a tracer to the supervisor alone.
+    clear_test_seam(TestSeam::stop_supervisor);
     ::raise(SIGSTOP);
   }
   redirect_stdio_to_null();
-  close_other_descriptors({dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get()});
+  auto& plan = run.plan;
+  close_descriptors_except({run.dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get()});
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   ::signal(SIGPIPE, SIG_IGN);
-
   sigset_t handled;
   sigemptyset(&handled);
   for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1}) {
     sigaddset(&handled, sig);
   }
   ::sigprocmask(SIG_BLOCK, &handled, nullptr);
-  return UniqueFd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
+  run.signal_fd = UniqueFd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
 }
 
-// Writes the final record once the last attempt ended: output size and
-// bound, the outcome, the attempts, and what the cgroup reported (after
-// removing it, which KILLs what the command left in it).
-void write_final_record(const TaskDir& dir, SupervisorPlan& plan, const Attempts& attempts,
-                        std::pair<int, Stopping> end, OutputKeeper* keeper,
-                        std::optional<DirLock>& slot)
+// The output bound of --max-output: the command writes ID.output itself and
+// the supervisor punches out its middle (so the output survives the
+// supervisor's death without SIGPIPE for the command); where the file system
+// cannot punch holes, the command writes to a pipe the supervisor copies the
+// head from.
+void prepare_output_bound(SupervisorRun& run)
 {
+  auto& plan = run.plan;
+  if (!plan.request.max_output) {
+    return;
+  }
+  run.trimmer = OutputTrimmer::create(plan.output.get(), *plan.request.max_output);
+  if (run.trimmer) {
+    return;
+  }
+  UniqueFd capture_output;
+  if (!make_pipe(capture_output, run.capture_input)) {
+    refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
+  }
+  run.capture.emplace(std::move(capture_output), plan.output.get(), *plan.request.max_output);
+}
+
+// Phase 2: room for the final record (a task that starts has it; on a full
+// disk it does not start), the task's cgroup, the wait for a turn with
+// --queue or --after, and the output bound.
+void prepare(SupervisorRun& run)
+{
+  auto& plan = run.plan;
+  TaskRecord& record = run.record();
+  if (const int err = reserve_outcome_space(plan.lock); err == ENOSPC || err == EDQUOT) {
+    refuse_start(run,
+                 "no room for the task's records in " + run.dir.path() + ": " + std::strerror(err));
+  }
+  // --memory-max, --pids-max, --cpu-max: the task's own cgroup, made before
+  // the command exists so that its whole tree starts inside.
+  if (record.options.limits.any()) {
+    std::string error;
+    plan.cgroup = TaskCgroup::create(record.id, cgroup_limits(record.options.limits), error);
+    if (!plan.cgroup) {
+      refuse_start(run, "cannot create the task's cgroup: " + error);
+    }
+    record.cgroup = plan.cgroup->paths();
+  }
+  if (!run.signal_fd) {
+    refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
+  }
+  // The queued record, then the wait (the gate reports to `start` itself);
+  // the slot is held while the command runs.
+  if (needs_gate(record)) {
+    release_unused_memory(); // the wait for a turn may be long
+    run.slot = wait_for_turn(run.dir, plan.lock, record, run.signal_fd.get(), plan.reconcile,
+                             [&](const std::string& line) { run.report(line); });
+  }
+  prepare_output_bound(run);
+}
+
+// Phases 3 to 5: launch and supervise every attempt, then the final record
+// and the hook.
+[[noreturn]] void launch_supervise_finish(SupervisorRun& run)
+{
+  auto& plan = run.plan;
+  OutputKeeper* keeper = run.trimmer   ? static_cast<OutputKeeper*>(&*run.trimmer)
+                         : run.capture ? static_cast<OutputKeeper*>(&*run.capture)
+                                       : nullptr;
+  Attempts attempts(run.dir, plan, run.signal_fd.get(), keeper, std::move(run.capture_input),
+                    [&](const std::string& line) { run.report(line); });
+  const auto [status, stopping] = attempts.run();
   CgroupReport cgroup_report;
   if (plan.cgroup) {
     cgroup_report = CgroupReport{plan.cgroup->memory_peak(), plan.cgroup->pids_limit_hits()};
-    plan.cgroup->remove();
+    plan.cgroup->remove(); // KILLs what the command left in it
   }
-  slot.reset(); // the queue's next task may start once this record is final
+  run.slot.reset(); // the queue's next task may start once this record is final
   struct stat st
   {
   };
   const std::uint64_t bytes =
     ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   update_record(
-    dir, plan.lock, plan.request.record,
+    run.dir, plan.lock, run.record(),
     [&](TaskRecord& r) {
       r.output.bytes = bytes;
       if (keeper) {
@@ -886,90 +842,64 @@ void write_final_record(const TaskDir& dir, SupervisorPlan& plan, const Attempts
         }
       }
       attempts.apply_last(r);
-      apply_outcome(r, end.first, end.second, plan.request);
+      apply_outcome(r, status, stopping, plan.request);
       if (plan.cgroup) {
         apply_cgroup_report(r, cgroup_report, attempts.last_was_oom());
       }
     },
     12);
+  run_exit_hook(run.dir, plan.lock, run.record());
+  ::_exit(0);
+}
+
+// The last resort for an exception in any phase: stops the command (it can
+// no longer be supervised), records the task as `lost` with the reason,
+// answers `start` if it still waits, and exits. Nothing escapes it.
+[[noreturn]] void abandon(SupervisorRun& run, const char* what) noexcept
+{
+  try {
+    const std::string reason = std::string("supervisor failed: ") + what;
+    if (const auto& child = run.record().child;
+        child && child->pid > 1 && is_own_child(child->pid)) {
+      ::kill(-child->pgid, SIGKILL); // an unreaped child: its pid and group cannot be another's
+      ::kill(child->pid, SIGKILL);
+    }
+    if (run.plan.cgroup) {
+      run.plan.cgroup->remove();
+    }
+    if (!run.reported()) {
+      remove_unrecorded_task_files(run.dir, run.record().id);
+      run.report("1\n" + reason);
+    }
+    if (load_record(run.dir, run.record().id).status != LoadStatus::missing) {
+      update_record(
+        run.dir, run.plan.lock, run.record(),
+        [&](TaskRecord& r) {
+          add_event(r, "supervisor_error", what);
+          finish_record(r, TaskState::lost, reason);
+        },
+        3);
+    }
+  } catch (...) {
+    // nothing more can be done
+  }
+  ::_exit(1);
 }
 
 } // namespace
 
 void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
 {
-  UniqueFd signal_fd = detach_supervisor(dir, plan);
-
-  auto& request = plan.request;
-  TaskRecord& record = request.record;
-  const auto report = [&](const std::string& line) {
-    write_fully(plan.report.get(), line);
-    plan.report.close();
-  };
-  // Before any record names the task: leave nothing of it behind.
-  const auto abandon = [&](const std::string& reason) {
-    if (load_record(dir, record.id).status == LoadStatus::missing) {
-      ::unlinkat(dir.fd(), output_file_name(record.id).c_str(), 0);
-      ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
-    }
-    report("1\n" + reason);
-    ::_exit(1);
-  };
-  // A task that starts has room for its final record; on a full disk it
-  // does not start.
-  if (const int err = reserve_outcome_space(plan.lock); err == ENOSPC || err == EDQUOT) {
-    abandon("no room for the task's records in " + dir.path() + ": " + std::strerror(err));
+  SupervisorRun run{dir, plan, {}, {}, {}, {}, {}};
+  try {
+    detach(run);
+    prepare(run);
+    launch_supervise_finish(run);
+  } catch (const std::exception& e) {
+    abandon(run, e.what());
+  } catch (...) {
+    abandon(run, "unknown exception");
   }
-  // --memory-max, --pids-max, --cpu-max: the task's own cgroup, made before
-  // the command exists so that its whole tree starts inside.
-  if (record.options.limits.any()) {
-    std::string error;
-    plan.cgroup = TaskCgroup::create(record.id, cgroup_limits(record.options.limits), error);
-    if (!plan.cgroup) {
-      abandon("cannot create the task's cgroup: " + error);
-    }
-    record.cgroup = plan.cgroup->paths();
-  }
-
-  if (!signal_fd) {
-    report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
-    ::_exit(1);
-  }
-  // --queue, --after: the queued record, then the wait for this task's turn
-  // (it reports to `start` itself); the slot is held while the command runs.
-  std::optional<DirLock> slot;
-  if (needs_gate(record)) {
-    release_unused_memory(); // the wait for a turn may be long
-    slot = wait_for_turn(dir, plan.lock, record, signal_fd.get(), plan.reconcile, report);
-  }
-  // With --max-output the command writes ID.output itself and the
-  // supervisor punches out its middle (so the output survives the
-  // supervisor's death without SIGPIPE for the command); where the file
-  // system cannot punch holes, the command writes to a pipe the supervisor
-  // copies the head from.
-  std::optional<OutputTrimmer> trimmer;
-  std::optional<OutputCapture> capture;
-  UniqueFd capture_input;
-  if (request.max_output) {
-    trimmer = OutputTrimmer::create(plan.output.get(), *request.max_output);
-  }
-  if (request.max_output && !trimmer) {
-    int output_pipe[2];
-    if (::pipe2(output_pipe, O_CLOEXEC) != 0) {
-      report("1\ncannot set up the supervisor: " + std::string(std::strerror(errno)));
-      ::_exit(1);
-    }
-    capture.emplace(UniqueFd(output_pipe[0]), plan.output.get(), *request.max_output);
-    capture_input = UniqueFd(output_pipe[1]);
-  }
-  OutputKeeper* keeper = trimmer   ? static_cast<OutputKeeper*>(&*trimmer)
-                         : capture ? static_cast<OutputKeeper*>(&*capture)
-                                   : nullptr;
-  Attempts attempts(dir, plan, signal_fd.get(), keeper, std::move(capture_input), report);
-  const auto end = attempts.run();
-  write_final_record(dir, plan, attempts, end, keeper, slot);
-  run_exit_hook(dir, plan.lock, record);
-  ::_exit(0);
 }
 
 } // namespace bgtask

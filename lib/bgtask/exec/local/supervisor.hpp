@@ -30,8 +30,10 @@ struct SupervisorPlan
 // reports the launch result on `plan.report`, then waits for the command,
 // enforces the timeout and cancel requests (TERM to the group and every
 // descendant, KILL after the grace period) and writes the final record.
-// Never returns. With BGTASK_TEST_STOP_SUPERVISOR set (tests only) it stops
-// itself with SIGSTOP right after setsid, so a tracer can attach to it alone.
+// Never returns, and no exception leaves it (one that reaches its top ends
+// the task `lost` with the reason). In a build with test seams
+// (test_seams.hpp), BGTASK_TEST_STOP_SUPERVISOR makes it stop itself with
+// SIGSTOP right after setsid, so a tracer can attach to it alone.
 [[noreturn]] void run_supervisor(const TaskDir& dir, SupervisorPlan plan);
 
 } // namespace bgtask

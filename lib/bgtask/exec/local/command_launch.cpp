@@ -1,0 +1,141 @@
+#include <bgtask/exec/local/command_launch.hpp>
+#include <bgtask/proc/environment.hpp>
+#include <bgtask/util/error.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace bgtask {
+
+namespace {
+
+enum class ExecStage : int { chdir = 1, exec = 2 };
+
+struct ExecFailure
+{
+  ExecStage stage;
+  int error;
+};
+
+void write_fully(int fd, const void* data, std::size_t size)
+{
+  const char* at = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, at, size);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return;
+    }
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+// In the command's process: wait for "go", set up, exec. Only
+// async-signal-safe calls; never returns.
+[[noreturn]] void exec_command(const CommandImage& image, int go_fd, int error_fd)
+{
+  reset_child_signals(ProcessGroup::own);
+  char go = 0;
+  while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
+  }
+  if (go != 'g') {
+    ::_exit(127);
+  }
+  const auto fail = [&](ExecStage stage) {
+    const ExecFailure failure{stage, errno};
+    write_fully(error_fd, &failure, sizeof(failure));
+    ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
+  };
+  if (::chdir(image.cwd.c_str()) != 0) {
+    fail(ExecStage::chdir);
+  }
+  ::dup2(image.output_fd, 1);
+  ::dup2(image.output_fd, 2);
+  ::umask(image.caller_umask);
+  close_descriptors_except({error_fd});
+  // execvp looks the program up in `environ`'s PATH: make that the task's.
+  environ = const_cast<char**>(image.env.get());
+  ::execvp(image.argv.get()[0], image.argv.get());
+  fail(ExecStage::exec);
+  ::_exit(127);
+}
+
+std::string describe(const LaunchRequest& request, const ExecFailure& failure)
+{
+  if (failure.stage == ExecStage::chdir) {
+    return "cannot change to directory " + request.record.cwd + ": " + std::strerror(failure.error);
+  }
+  return "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
+}
+
+std::vector<std::string> task_environment(const LaunchRequest& request, const std::string& dir,
+                                          int attempt)
+{
+  auto additions = request.env_additions;
+  additions.push_back("BGTASK_ID=" + request.record.id);
+  additions.push_back("BGTASK_DIR=" + dir);
+  additions.push_back("BGTASK_ATTEMPT=" + std::to_string(attempt));
+  return merged_environment(additions);
+}
+
+} // namespace
+
+CommandImage::CommandImage(const LaunchRequest& request, const std::string& dir_path, int attempt,
+                           int output_fd_, mode_t caller_umask_)
+  : argv(request.argv),
+    env(task_environment(request, dir_path, attempt)),
+    cwd(request.record.cwd),
+    output_fd(output_fd_),
+    caller_umask(caller_umask_)
+{
+}
+
+PendingCommand::PendingCommand(const CommandImage& image)
+{
+  UniqueFd go_read;
+  UniqueFd error_write;
+  if (!make_pipe(go_read, m_go) || !make_pipe(m_errors, error_write)) {
+    throw_system("cannot create a pipe", errno);
+  }
+  m_pid = ::fork();
+  if (m_pid == 0) {
+    // The parent's ends: a copy of the go pipe's write end here would keep
+    // the command waiting after the supervisor died.
+    ::close(m_go.get());
+    ::close(m_errors.get());
+    exec_command(image, go_read.get(), error_write.get());
+  }
+  if (m_pid < 0) {
+    throw_system("cannot fork", errno);
+  }
+  ::setpgid(m_pid, m_pid);
+}
+
+std::optional<PendingCommand::Failure> PendingCommand::release(const LaunchRequest& request)
+{
+  write_fully(m_go.get(), "g", 1);
+  m_go.close();
+  ExecFailure failure{};
+  ssize_t got = 0;
+  while ((got = ::read(m_errors.get(), &failure, sizeof(failure))) < 0 && errno == EINTR) {
+  }
+  m_errors.close();
+  if (got != static_cast<ssize_t>(sizeof(failure))) {
+    return std::nullopt;
+  }
+  int status = 0;
+  while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return Failure{WIFEXITED(status) ? WEXITSTATUS(status) : 127, describe(request, failure)};
+}
+
+} // namespace bgtask

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <bgtask/core/launch_request.hpp>
+#include <bgtask/proc/child_exec.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <optional>
+#include <string>
+#include <sys/types.h>
+
+namespace bgtask {
+
+// Everything the command's process needs, built before the fork (nothing
+// is allocated between fork and exec): argv, the merged environment (with
+// BGTASK_ID, BGTASK_DIR and BGTASK_ATTEMPT; its PATH is the one argv[0] is
+// looked up in), the working directory, the descriptor its stdout and
+// stderr go to, and the caller's umask.
+struct CommandImage
+{
+  CommandImage(const LaunchRequest& request, const std::string& dir_path, int attempt,
+               int output_fd, mode_t caller_umask);
+
+  ExecStrings argv;
+  ExecStrings env;
+  std::string cwd;
+  int output_fd;
+  mode_t caller_umask;
+};
+
+// A forked command that has not been released yet: it waits for "go" on a
+// pipe, so the running record can name it before it runs anything.
+class PendingCommand
+{
+public:
+  // Forks the command's process into its own process group. Throws
+  // Error(failure) if a pipe or the fork fails.
+  explicit PendingCommand(const CommandImage& image);
+
+  pid_t pid() const { return m_pid; }
+
+  // Lets the command exec and waits until it did: nullopt once it runs,
+  // else why it could not (chdir or exec failure, reaped here) and the
+  // exit code it ended with (127 for a missing program, else 126).
+  struct Failure
+  {
+    int exit_code;
+    std::string reason;
+  };
+  std::optional<Failure> release(const LaunchRequest& request);
+
+private:
+  pid_t m_pid = -1;
+  UniqueFd m_go;
+  UniqueFd m_errors;
+};
+
+} // namespace bgtask

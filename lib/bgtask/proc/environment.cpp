@@ -1,0 +1,41 @@
+#include <bgtask/proc/environment.hpp>
+
+#include <algorithm>
+#include <string_view>
+
+extern char** environ;
+
+namespace bgtask {
+
+namespace {
+
+// "NAME=" of an entry (the whole entry if it has no '=').
+std::string_view name_of(std::string_view entry)
+{
+  const auto equals = entry.find('=');
+  return equals == std::string_view::npos ? entry : entry.substr(0, equals + 1);
+}
+
+} // namespace
+
+std::vector<std::string> merged_environment(const std::vector<std::string>& additions)
+{
+  const auto added_later = [&](std::string_view name, std::size_t from) {
+    return std::any_of(additions.begin() + static_cast<long>(from), additions.end(),
+                       [&](const std::string& add) { return name_of(add) == name; });
+  };
+  std::vector<std::string> env;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    if (!added_later(name_of(*entry), 0)) {
+      env.emplace_back(*entry);
+    }
+  }
+  for (std::size_t i = 0; i < additions.size(); ++i) {
+    if (!added_later(name_of(additions[i]), i + 1)) {
+      env.push_back(additions[i]);
+    }
+  }
+  return env;
+}
+
+} // namespace bgtask

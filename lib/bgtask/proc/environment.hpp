@@ -1,0 +1,15 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace bgtask {
+
+// The environment a started program gets: this process's environment with
+// `additions` (NAME=VALUE entries) applied. Each name appears once; an
+// addition replaces an inherited entry of the same name, and of two
+// additions with the same name the later wins. Inherited entries keep their
+// order, then come the additions.
+std::vector<std::string> merged_environment(const std::vector<std::string>& additions);
+
+} // namespace bgtask

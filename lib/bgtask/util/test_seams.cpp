@@ -1,0 +1,57 @@
+#include <bgtask/util/test_seams.hpp>
+
+#include <cstdlib>
+
+namespace bgtask {
+
+#ifdef BGTASK_TEST_SEAMS
+
+namespace {
+
+const char* name_of(TestSeam seam)
+{
+  switch (seam) {
+  case TestSeam::stop_supervisor:
+    return "BGTASK_TEST_STOP_SUPERVISOR";
+  case TestSeam::boot_id_file:
+    return "BGTASK_TEST_BOOT_ID_FILE";
+  }
+  return "BGTASK_TEST_UNKNOWN";
+}
+
+} // namespace
+
+const char* test_seam(TestSeam seam)
+{
+  return std::getenv(name_of(seam));
+}
+
+void clear_test_seam(TestSeam seam)
+{
+  ::unsetenv(name_of(seam));
+}
+
+bool test_seams_built()
+{
+  return true;
+}
+
+#else
+
+const char* test_seam(TestSeam)
+{
+  return nullptr;
+}
+
+void clear_test_seam(TestSeam)
+{
+}
+
+bool test_seams_built()
+{
+  return false;
+}
+
+#endif
+
+} // namespace bgtask

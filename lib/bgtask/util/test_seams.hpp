@@ -1,0 +1,24 @@
+#pragma once
+
+namespace bgtask {
+
+// Test seams: environment variables (all named BGTASK_TEST_*) through which
+// tests make bgtask stop at a point or see another boot id. Only a build
+// configured with -DBGTASK_TEST_SEAMS=ON (the one scripts/test makes) reads
+// them; in any other build, Release included, this file is compiled without
+// them: the names are not even in the binary, whatever the environment says.
+enum class TestSeam {
+  stop_supervisor, // BGTASK_TEST_STOP_SUPERVISOR: the supervisor stops itself after setsid
+  boot_id_file,    // BGTASK_TEST_BOOT_ID_FILE: a file to read the boot id from
+};
+
+// The value of `seam`, or nullptr (always, in a build without seams).
+const char* test_seam(TestSeam seam);
+
+// Removes `seam` from this process's environment (so children do not see it).
+void clear_test_seam(TestSeam seam);
+
+// Whether this build reads test seams.
+bool test_seams_built();
+
+} // namespace bgtask
