@@ -1,8 +1,7 @@
-// The size parser on arbitrary bytes: every input is either a usage error
-// or a size of at most 2^62 bytes.
+// The size parser on arbitrary bytes: every input is either refused with a
+// reason or a size of at most 2^62 bytes.
 
 #include <bgtask/util/byte_size.hpp>
-#include <bgtask/util/error.hpp>
 
 #include <cstdint>
 #include <cstdlib>
@@ -11,14 +10,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  try {
-    if (bgtask::parse_byte_size(text) > (std::uint64_t{1} << 62)) {
-      std::abort();
-    }
-  } catch (const bgtask::Error& e) {
-    if (e.code() != bgtask::ExitCode::usage) {
-      std::abort();
-    }
+  const auto result = bgtask::parse_byte_size(text);
+  if (result ? *result > (std::uint64_t{1} << 62) : result.error().empty()) {
+    std::abort();
   }
   return 0;
 }

@@ -167,7 +167,7 @@ std::optional<CommandArgs> parse_command_args(const Command& command,
   return parsed;
 }
 
-std::size_t parse_count(std::string_view text, std::string_view option)
+Result<std::size_t> parse_count(std::string_view text, std::string_view option)
 {
   std::size_t value = 0;
   const bool digits = !text.empty() && text.size() <= 10 &&
@@ -178,8 +178,8 @@ std::size_t parse_count(std::string_view text, std::string_view option)
     }
   }
   if (!digits || value > 1'000'000'000) {
-    throw_usage("invalid value '" + escape_for_terminal(text, KeepNewlines::no) + "' for " +
-                std::string(option) + ": expected a whole number from 0 to 1000000000");
+    return Failure{"invalid value '" + escape_for_terminal(text, KeepNewlines::no) + "' for " +
+                   std::string(option) + ": expected a whole number from 0 to 1000000000"};
   }
   return value;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/cli/command.hpp>
+#include <bgtask/util/result.hpp>
 
 #include <optional>
 #include <string>
@@ -30,9 +31,9 @@ template <typename T> std::optional<T> optional_value(const po::variables_map& v
   return vm[name].as<T>();
 }
 
-// Parses a non-negative decimal count given to `option` (at most 10^9);
-// throws Error(usage) naming the option otherwise.
-std::size_t parse_count(std::string_view text, std::string_view option);
+// Parses a non-negative decimal count given to `option` (at most 10^9); a
+// failure naming the option otherwise.
+Result<std::size_t> parse_count(std::string_view text, std::string_view option);
 
 // Parses a --state list ("failed,lost"); `extra` is one more accepted
 // name (e.g. "corrupt"), empty for none. Throws Error(usage) for unknown states.

@@ -99,11 +99,11 @@ std::optional<std::uint64_t> output_limit(const std::optional<std::string>& opti
   if (text == "none") {
     return std::nullopt;
   }
-  try {
-    return parse_byte_size(text);
-  } catch (const Error& e) {
-    throw_usage(std::string(option ? "--max-output" : "BGTASK_MAX_OUTPUT") + ": " + e.what());
+  auto size = parse_byte_size(text);
+  if (!size) {
+    throw_usage(std::string(option ? "--max-output" : "BGTASK_MAX_OUTPUT") + ": " + size.error());
   }
+  return *size;
 }
 
 LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string> command)
@@ -145,14 +145,14 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
   request.env_additions = env_from_options(vm);
   record.env_names = env_names(request.env_additions);
   if (auto timeout = optional_value<std::string>(vm, "timeout")) {
-    request.timeout = parse_duration(*timeout);
+    request.timeout = value_or_usage(parse_duration(*timeout));
     if (request.timeout->count() == 0) {
       throw_usage("--timeout must be greater than zero");
     }
     record.timeout_s = to_seconds(*request.timeout);
   }
   if (auto grace = optional_value<std::string>(vm, "grace")) {
-    request.grace = parse_duration(*grace);
+    request.grace = value_or_usage(parse_duration(*grace));
   }
   record.grace_s = to_seconds(request.grace);
   request.max_output = output_limit(optional_value<std::string>(vm, "max-output"));
@@ -211,7 +211,7 @@ void parse_retry_on(std::string_view text, RetryPolicy& policy)
       policy.on_timeout = true;
       continue;
     }
-    const auto code = parse_count(item, "--retry-on");
+    const auto code = value_or_usage(parse_count(item, "--retry-on"));
     if (code == 0 || code > 255) {
       throw_usage("--retry-on: exit codes are 1 to 255, or timed_out");
     }
@@ -239,17 +239,17 @@ void add_limits(const po::variables_map& vm, LaunchRequest& request)
 {
   auto& limits = request.record.options.limits;
   if (auto text = optional_value<std::string>(vm, "memory-max")) {
-    try {
-      limits.memory_max = parse_byte_size(*text);
-    } catch (const Error& e) {
-      throw_usage(std::string("--memory-max: ") + e.what());
+    const auto size = parse_byte_size(*text);
+    if (!size) {
+      throw_usage("--memory-max: " + size.error());
     }
+    limits.memory_max = *size;
     if (*limits.memory_max < 1024 * 1024) {
       throw_usage("--memory-max must be at least 1M");
     }
   }
   if (auto text = optional_value<std::string>(vm, "pids-max")) {
-    limits.pids_max = parse_count(*text, "--pids-max");
+    limits.pids_max = value_or_usage(parse_count(*text, "--pids-max"));
     if (*limits.pids_max == 0) {
       throw_usage("--pids-max must be at least 1");
     }
@@ -270,13 +270,13 @@ void add_retry(const po::variables_map& vm, LaunchRequest& request)
     return;
   }
   RetryPolicy policy;
-  const auto retries = parse_count(*count, "--retry");
+  const auto retries = value_or_usage(parse_count(*count, "--retry"));
   if (retries > k_max_retries) {
     throw_usage("--retry must be at most " + std::to_string(k_max_retries));
   }
   policy.max_retries = static_cast<int>(retries);
   if (auto delay = optional_value<std::string>(vm, "retry-delay")) {
-    policy.delay_s = to_seconds(parse_duration(*delay));
+    policy.delay_s = to_seconds(value_or_usage(parse_duration(*delay)));
   }
   if (auto on = optional_value<std::string>(vm, "retry-on")) {
     parse_retry_on(*on, policy);
@@ -292,7 +292,8 @@ std::optional<std::size_t> running_limit(const std::optional<std::string>& optio
     return std::nullopt;
   }
   const std::string source = option ? "--max-running" : "BGTASK_MAX_RUNNING";
-  const std::size_t limit = parse_count(option ? *option : std::string(env), source);
+  const std::size_t limit =
+    value_or_usage(parse_count(option ? *option : std::string(env), source));
   if (limit == 0) {
     throw_usage(source + " must be at least 1");
   }
@@ -311,7 +312,7 @@ void add_scheduling(const po::variables_map& vm, StartPlan& plan)
     if (!record.queue) {
       throw_usage("--slots needs --queue");
     }
-    plan.slots = parse_count(*slots, "--slots");
+    plan.slots = value_or_usage(parse_count(*slots, "--slots"));
     if (*plan.slots > k_max_queue_slots) {
       throw_usage("--slots must be at most " + std::to_string(k_max_queue_slots));
     }

@@ -47,7 +47,7 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args)
   const auto& prefixes = args.operands;
   std::optional<Milliseconds> grace;
   if (auto text = optional_value<std::string>(vm, "grace")) {
-    grace = parse_duration(*text);
+    grace = value_or_usage(parse_duration(*text));
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const bool all = vm.count("all") != 0;

@@ -225,16 +225,16 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
   const bool named = !args.operands.empty();
   std::optional<std::uint64_t> max_bytes;
   if (auto text = optional_value<std::string>(vm, "max-bytes")) {
-    max_bytes = parse_byte_size(*text);
+    max_bytes = value_or_usage(parse_byte_size(*text));
   }
-  const auto older_than = parse_duration(
-    optional_value<std::string>(vm, "older-than").value_or(max_bytes || named ? "0" : "7d"));
+  const auto older_than = value_or_usage(parse_duration(
+    optional_value<std::string>(vm, "older-than").value_or(max_bytes || named ? "0" : "7d")));
   std::vector<std::string> states;
   if (auto text = optional_value<std::string>(vm, "state")) {
     states = parse_state_list(*text, "");
   }
   const auto keep_text = optional_value<std::string>(vm, "keep");
-  const std::size_t keep = keep_text ? parse_count(*keep_text, "--keep") : 0;
+  const std::size_t keep = keep_text ? value_or_usage(parse_count(*keep_text, "--keep")) : 0;
   const bool dry_run = vm.count("dry-run") != 0;
   const bool json = vm.count("json") != 0;
   const bool listed = !json && vm.count("quiet") == 0;

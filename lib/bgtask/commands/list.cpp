@@ -221,7 +221,7 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
   }
   std::optional<std::size_t> limit;
   if (auto text = optional_value<std::string>(vm, "limit")) {
-    limit = parse_count(*text, "--limit");
+    limit = value_or_usage(parse_count(*text, "--limit"));
   }
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const Color color = stdout_color();

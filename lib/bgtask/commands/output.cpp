@@ -112,7 +112,7 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
   }
   std::size_t max_bytes = k_default_slice_bytes;
   if (const auto text = optional_value<std::string>(vm, "max-bytes")) {
-    max_bytes = parse_count(*text, "--max-bytes");
+    max_bytes = value_or_usage(parse_count(*text, "--max-bytes"));
     if (max_bytes < 1 || max_bytes > k_max_slice_bytes) {
       throw_usage("--max-bytes must be between 1 and " + std::to_string(k_max_slice_bytes));
     }
@@ -164,7 +164,7 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
   if (args.operands.size() != 1 || selecting) {
     std::optional<std::size_t> tail;
     if (tail_text) {
-      tail = parse_count(*tail_text, "--tail");
+      tail = value_or_usage(parse_count(*tail_text, "--tail"));
     }
     return follow_many(dir, select_tasks(dir, vm, args.operands), tail, escape);
   }
@@ -188,7 +188,7 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
   OutputCopier copier(escape);
   std::uint64_t offset = 0;
   if (tail_text) {
-    offset = find_tail_start(fd.get(), parse_count(*tail_text, "--tail"));
+    offset = find_tail_start(fd.get(), value_or_usage(parse_count(*tail_text, "--tail")));
   }
   offset = copier.copy_from(fd.get(), offset);
   if (!follow) {

@@ -67,10 +67,10 @@ int run_progress(const GlobalOptions& global, const CommandArgs& args)
     progress.percent = parse_percent(*text);
   }
   if (auto text = optional_value<std::string>(vm, "current")) {
-    progress.current = static_cast<std::int64_t>(parse_count(*text, "--current"));
+    progress.current = static_cast<std::int64_t>(value_or_usage(parse_count(*text, "--current")));
   }
   if (auto text = optional_value<std::string>(vm, "total")) {
-    progress.total = static_cast<std::int64_t>(parse_count(*text, "--total"));
+    progress.total = static_cast<std::int64_t>(value_or_usage(parse_count(*text, "--total")));
   }
   progress.message = optional_value<std::string>(vm, "message");
   if (progress.message && progress.message->size() > k_max_message_bytes) {

@@ -102,7 +102,7 @@ int run_queue(const GlobalOptions& global, const CommandArgs& args)
     if (!name) {
       throw_usage("bgtask queue: --slots needs a queue name");
     }
-    slots = parse_count(*text, "--slots");
+    slots = value_or_usage(parse_count(*text, "--slots"));
     if (*slots > k_max_queue_slots) {
       throw_usage("--slots must be at most " + std::to_string(k_max_queue_slots));
     }

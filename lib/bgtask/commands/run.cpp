@@ -232,7 +232,7 @@ std::optional<Milliseconds> detach_after_of(const po::variables_map& vm)
   if (text == "never") {
     return std::nullopt;
   }
-  return parse_duration(text);
+  return value_or_usage(parse_duration(text));
 }
 
 } // namespace

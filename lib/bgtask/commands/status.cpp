@@ -79,7 +79,7 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
   const auto tail_text = optional_value<std::string>(vm, "tail");
-  const std::size_t tail = tail_text ? parse_count(*tail_text, "--tail") : 10;
+  const std::size_t tail = tail_text ? value_or_usage(parse_count(*tail_text, "--tail")) : 10;
   const bool json = vm.count("json") != 0;
   if (args.operands.empty() && vm.count("name") == 0 && vm.count("queue") == 0) {
     throw_usage("bgtask status: give at least one task ID (or @), --name N or --queue Q");

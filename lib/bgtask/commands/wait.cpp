@@ -30,14 +30,14 @@ std::optional<WaitCondition> condition_from(const po::variables_map& vm)
     condition.until_output = compile_output_pattern(*pattern, "--until-output");
   }
   if (const auto port = optional_value<std::string>(vm, "until-port")) {
-    const std::size_t value = parse_count(*port, "--until-port");
+    const std::size_t value = value_or_usage(parse_count(*port, "--until-port"));
     if (value < 1 || value > 65535) {
       throw_usage("--until-port: expected a TCP port, 1 to 65535");
     }
     condition.until_port = static_cast<std::uint16_t>(value);
   }
   if (const auto idle = optional_value<std::string>(vm, "idle")) {
-    condition.idle = parse_duration(*idle);
+    condition.idle = value_or_usage(parse_duration(*idle));
   }
   if (condition.until_output && condition.until_port) {
     throw_usage("--until-output and --until-port exclude each other");
@@ -113,7 +113,7 @@ int run_wait(const GlobalOptions& global, const CommandArgs& args)
   const auto& prefixes = args.operands;
   std::optional<Milliseconds> limit;
   if (auto text = optional_value<std::string>(vm, "timeout")) {
-    limit = parse_duration(*text);
+    limit = value_or_usage(parse_duration(*text));
   }
   const WaitMode mode = vm.count("any") != 0 ? WaitMode::any : WaitMode::all;
   const auto condition = condition_from(vm);

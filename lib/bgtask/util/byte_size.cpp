@@ -1,5 +1,4 @@
 #include <bgtask/util/byte_size.hpp>
-#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -37,17 +36,17 @@ constexpr std::array<Unit, 11> k_units = {{
   {"gib", k_gib},
 }};
 
-[[noreturn]] void reject_syntax(std::string_view text)
+Failure syntax_error(std::string_view text)
 {
-  throw_usage("invalid size '" + escape_for_terminal(text, KeepNewlines::no) +
-              "': expected a whole number of bytes with an optional unit (B, K, M, G), "
-              "e.g. 512K or 1G");
+  return Failure{"invalid size '" + escape_for_terminal(text, KeepNewlines::no) +
+                 "': expected a whole number of bytes with an optional unit (B, K, M, G), "
+                 "e.g. 512K or 1G"};
 }
 
-[[noreturn]] void reject_too_large(std::string_view text)
+Failure too_large(std::string_view text)
 {
-  throw_usage("invalid size '" + escape_for_terminal(text, KeepNewlines::no) +
-              "': must be at most 2^62 bytes");
+  return Failure{"invalid size '" + escape_for_terminal(text, KeepNewlines::no) +
+                 "': must be at most 2^62 bytes"};
 }
 
 char to_lower_ascii(char c)
@@ -64,25 +63,25 @@ bool equals_ignoring_case(std::string_view text, std::string_view lowercase)
 
 } // namespace
 
-std::uint64_t parse_byte_size(std::string_view text)
+Result<std::uint64_t> parse_byte_size(std::string_view text)
 {
   const std::size_t digits_end = std::min(text.find_first_not_of("0123456789"), text.size());
   if (digits_end == 0) {
-    reject_syntax(text);
+    return syntax_error(text);
   }
   const std::string_view unit_name = text.substr(digits_end);
   const auto unit = std::find_if(k_units.begin(), k_units.end(), [&](const Unit& candidate) {
     return equals_ignoring_case(unit_name, candidate.name);
   });
   if (unit == k_units.end()) {
-    reject_syntax(text);
+    return syntax_error(text);
   }
   const std::uint64_t max_value = k_max_bytes / unit->multiplier;
   std::uint64_t value = 0;
   for (const char c : text.substr(0, digits_end)) {
     const auto digit = static_cast<std::uint64_t>(c - '0');
     if (value > (max_value - digit) / 10) {
-      reject_too_large(text);
+      return too_large(text);
     }
     value = value * 10 + digit;
   }

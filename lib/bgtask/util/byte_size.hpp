@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bgtask/util/result.hpp>
+
 #include <cstdint>
 #include <string_view>
 
@@ -7,7 +9,7 @@ namespace bgtask {
 
 // Parses a size: a non-negative integer with an optional unit: B, K/KB/KiB,
 // M/MB/MiB, G/GB/GiB (all binary, case-insensitive), e.g. `512`, `64K`, `1MiB`.
-// Throws Error(usage) for anything else, including overflow of 2^62.
-std::uint64_t parse_byte_size(std::string_view text);
+// A failure naming `text` for anything else, including a value above 2^62.
+Result<std::uint64_t> parse_byte_size(std::string_view text);
 
 } // namespace bgtask

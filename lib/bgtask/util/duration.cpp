@@ -1,5 +1,4 @@
 #include <bgtask/util/duration.hpp>
-#include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -47,16 +46,16 @@ struct Number
   Count fraction_scale = 1;
 };
 
-[[noreturn]] void reject_syntax(std::string_view text)
+Failure syntax_error(std::string_view text)
 {
-  throw_usage("invalid duration '" + escape_for_terminal(text, KeepNewlines::no) +
-              "': expected a number with a unit (ms, s, m, h, d), e.g. 30s or 1h30m");
+  return Failure{"invalid duration '" + escape_for_terminal(text, KeepNewlines::no) +
+                 "': expected a number with a unit (ms, s, m, h, d), e.g. 30s or 1h30m"};
 }
 
-[[noreturn]] void reject_too_large(std::string_view text)
+Failure too_large(std::string_view text)
 {
-  throw_usage("invalid duration '" + escape_for_terminal(text, KeepNewlines::no) +
-              "': must be at most 100 years");
+  return Failure{"invalid duration '" + escape_for_terminal(text, KeepNewlines::no) +
+                 "': must be at most 100 years"};
 }
 
 bool is_digit(char c)
@@ -142,7 +141,7 @@ std::string format_magnitude(Count ms)
 
 } // namespace
 
-Milliseconds parse_duration(std::string_view text)
+Result<Milliseconds> parse_duration(std::string_view text)
 {
   std::size_t pos = 0;
   std::size_t next_unit = 0;
@@ -150,27 +149,27 @@ Milliseconds parse_duration(std::string_view text)
   do {
     const std::optional<Number> number = read_number(text, pos);
     if (!number) {
-      reject_syntax(text);
+      return syntax_error(text);
     }
     const std::string_view unit_name = read_unit(text, pos);
     Count unit_ms = 1000;
     if (unit_name.empty()) {
       if (next_unit != 0 || pos != text.size()) {
-        reject_syntax(text);
+        return syntax_error(text);
       }
     } else {
       const auto unit =
         std::find_if(k_units.begin() + static_cast<std::ptrdiff_t>(next_unit), k_units.end(),
                      [&](const Unit& candidate) { return candidate.name == unit_name; });
       if (unit == k_units.end()) {
-        reject_syntax(text);
+        return syntax_error(text);
       }
       next_unit = static_cast<std::size_t>(unit - k_units.begin()) + 1;
       unit_ms = unit->ms;
     }
     const std::optional<Count> ms = to_ms(*number, unit_ms);
     if (!ms || *ms > k_max_ms - total) {
-      reject_too_large(text);
+      return too_large(text);
     }
     total += *ms;
   } while (pos < text.size());

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bgtask/util/result.hpp>
+
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -10,10 +12,10 @@ using Milliseconds = std::chrono::milliseconds;
 
 // Parses a duration: a sequence of <number><unit> with units ms, s, m, h, d
 // (`500ms`, `30s`, `1h30m`, `1.5s`), or a bare non-negative number meaning
-// seconds (`10`, `0.25`). Throws Error(usage) naming `text` for anything else:
-// empty input, a sign, exponents, unknown units, repeated or misordered units,
-// or a value above 100 years.
-Milliseconds parse_duration(std::string_view text);
+// seconds (`10`, `0.25`). A failure naming `text` for anything else: empty
+// input, a sign, exponents, unknown units, repeated or misordered units, or a
+// value above 100 years.
+Result<Milliseconds> parse_duration(std::string_view text);
 
 // Formats a duration compactly for people: `850ms`, `12.3s`, `4m05s`, `2h10m`, `3d4h`.
 std::string format_duration(Milliseconds duration);

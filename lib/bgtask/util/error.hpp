@@ -1,7 +1,10 @@
 #pragma once
 
+#include <bgtask/util/result.hpp>
+
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace bgtask {
 
@@ -43,6 +46,16 @@ private:
 
 // Throws Error(ExitCode::usage, message).
 [[noreturn]] void throw_usage(const std::string& message);
+
+// The value of `result`, or throws Error(usage) with its reason: how the
+// command line turns an expected failure of a parser into its usage error.
+template <typename T> T value_or_usage(Result<T> result)
+{
+  if (!result) {
+    throw_usage(result.error());
+  }
+  return std::move(result).value();
+}
 
 // Throws Error(ExitCode::failure, "<what>: <strerror(errnum)>").
 [[noreturn]] void throw_system(const std::string& what, int errnum);

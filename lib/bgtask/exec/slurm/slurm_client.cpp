@@ -109,12 +109,11 @@ Milliseconds slurm_client_timeout()
   if (text == nullptr || *text == '\0') {
     return k_default_timeout;
   }
-  try {
-    const auto timeout = parse_duration(text);
-    return timeout.count() > 0 ? timeout : k_default_timeout;
-  } catch (const Error& e) {
-    throw_usage(std::string("BGTASK_SLURM_TIMEOUT: ") + e.what());
+  const auto timeout = parse_duration(text);
+  if (!timeout) {
+    throw_usage("BGTASK_SLURM_TIMEOUT: " + timeout.error());
   }
+  return timeout->count() > 0 ? *timeout : k_default_timeout;
 }
 
 SlurmAnswer<SlurmConfig> query_slurm_config()
