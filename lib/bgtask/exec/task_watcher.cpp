@@ -104,16 +104,21 @@ void TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
   if (m_reader >= 0) {
     fds.push_back(pollfd{m_reader, 0, 0}); // POLLERR and POLLHUP are always reported
   }
+  // An unfinished task whose process is already gone as the watch starts
+  // (it died between the caller's reconciliation and here) has nothing to
+  // wake us: poll with the backoff instead of waiting for the safety poll.
+  bool blind = false;
   for (const auto& task : tasks) {
     if (auto fd = open_watched_process(task)) {
       fds.push_back(pollfd{fd.get(), POLLIN, 0});
       processes.push_back(std::move(fd));
+    } else if (!is_final(task.state)) {
+      blind = true;
     }
   }
-  Milliseconds wait = m_inotify ? k_safety_poll : m_backoff;
-  if (!m_inotify) {
-    m_backoff = std::min(m_backoff * 2, k_max_backoff);
-  }
+  const bool polling = !m_inotify || blind;
+  Milliseconds wait = polling ? m_backoff : k_safety_poll;
+  m_backoff = polling ? std::min(m_backoff * 2, k_max_backoff) : Milliseconds(50);
   if (limit) {
     wait = std::min(wait, std::max(*limit, Milliseconds(0)));
   }

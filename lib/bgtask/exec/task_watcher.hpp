@@ -17,7 +17,8 @@ enum class WatchOutput { yes, no };
 // on the task directory reports replaced records (and, with
 // WatchOutput::yes, growing output files), and a pidfd per task reports the
 // exit of its supervisor (or, for an unsupervised task, of its command).
-// Without inotify it falls back to polling with a backoff from 50 ms to 1 s;
+// Without inotify, or while an unfinished task has no process left to watch
+// (it died before the watch began), it polls with a backoff from 50 ms to 1 s;
 // with inotify a 5 s safety poll remains. With watch_interrupts, a caught
 // interrupt (proc/interrupts.hpp), and with watch_reader, the reader of
 // stdout going away, end a wait at once too.
