@@ -237,8 +237,24 @@ TEST(TaskDirResolvePath, UsesBgtaskDirNext)
   env.set("XDG_STATE_HOME", "/from/xdg");
   env.set("HOME", "/from/home");
   EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/from/bgtask_dir");
-  env.set("BGTASK_DIR", "relative");
-  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), (fs::current_path() / "relative").string());
+  env.set("BGTASK_DIR", "/from//bgtask_dir/./x/../");
+  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/from/bgtask_dir");
+}
+
+TEST(TaskDirResolvePath, RefusesARelativeOrTildeBgtaskDirNamingTheVariable)
+{
+  ScopedEnvironment env;
+  for (const char* value : {"relative", "~/tasks", "~", "./tasks"}) {
+    env.set("BGTASK_DIR", value);
+    try {
+      TaskDir::resolve_path(std::nullopt);
+      ADD_FAILURE() << "accepted BGTASK_DIR=" << value;
+    } catch (const bgtask::Error& e) {
+      EXPECT_EQ(e.code(), bgtask::ExitCode::usage);
+      EXPECT_NE(std::string(e.what()).find("set BGTASK_DIR to an absolute path"), std::string::npos)
+        << e.what();
+    }
+  }
 }
 
 TEST(TaskDirResolvePath, UsesAnAbsoluteXdgStateHomeNext)
@@ -257,10 +273,10 @@ TEST(TaskDirResolvePath, IgnoresARelativeXdgStateHome)
   ScopedEnvironment env;
   env.clear("BGTASK_DIR");
   env.set("XDG_STATE_HOME", "relative/state");
-  env.set("HOME", "/from/home");
-  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/from/home/.local/state/bgtask");
+  env.set("HOME", "/");
+  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/.local/state/bgtask");
   env.set("XDG_STATE_HOME", "");
-  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/from/home/.local/state/bgtask");
+  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/.local/state/bgtask");
 }
 
 TEST(TaskDirResolvePath, FallsBackToHome)
@@ -268,8 +284,16 @@ TEST(TaskDirResolvePath, FallsBackToHome)
   ScopedEnvironment env;
   env.clear("BGTASK_DIR");
   env.clear("XDG_STATE_HOME");
-  env.set("HOME", "/from/home");
-  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/from/home/.local/state/bgtask");
+  env.set("HOME", "/");
+  EXPECT_EQ(TaskDir::resolve_path(std::nullopt), "/.local/state/bgtask");
+  env.set("HOME", "/from/home"); // does not exist: refused, naming the directory it implies
+  try {
+    TaskDir::resolve_path(std::nullopt);
+    ADD_FAILURE() << "accepted HOME=/from/home";
+  } catch (const bgtask::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/from/home/.local/state/bgtask"), std::string::npos)
+      << e.what();
+  }
 }
 
 TEST(TaskDirResolvePath, RefusesWhenNothingNamesADirectory)

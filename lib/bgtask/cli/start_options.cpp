@@ -11,6 +11,7 @@
 #include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/byte_size.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/paths.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -139,9 +140,8 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
     record.name = std::move(*name);
   }
   const auto cwd = optional_value<std::string>(vm, "cwd");
-  record.cwd = !cwd                    ? current_directory()
-               : cwd->starts_with('/') ? *cwd
-                                       : current_directory() + "/" + *cwd;
+  // Normalised, so `--cwd ..` and its absolute form are one directory (--dedupe).
+  record.cwd = !cwd ? current_directory() : normalized_absolute(*cwd);
   request.env_additions = env_from_options(vm);
   record.env_names = env_names(request.env_additions);
   if (auto timeout = optional_value<std::string>(vm, "timeout")) {

@@ -1,5 +1,6 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/paths.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <cerrno>
@@ -38,22 +39,46 @@ void make_directories(const std::string& path)
     }
     const std::string prefix = path.substr(0, pos);
     if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      throw Error(ExitCode::usage,
-                  "cannot create task directory " + shown(prefix) + ": " + std::strerror(errno));
+      throw Error(ExitCode::usage, "cannot create task directory " + shown(path) +
+                                     (prefix == path ? "" : " (at " + shown(prefix) + ")") + ": " +
+                                     std::strerror(errno));
     }
   }
 }
 
-std::string absolute(const std::string& path)
+// $BGTASK_DIR as cron and scripts set it: only an absolute path is taken
+// (nothing expands `~` in a crontab, and a relative one would change with
+// the caller's directory).
+std::string checked_env_dir(const std::string& dir)
 {
-  if (path.front() == '/') {
-    return path;
+  if (dir.front() == '~') {
+    throw_usage(
+      "BGTASK_DIR='" + shown(dir) +
+      "' starts with ~, which nothing expands there (cron and env do not): set "
+      "BGTASK_DIR to an absolute path, e.g. BGTASK_DIR=$HOME/" +
+      shown(dir.substr(dir.find('/') == std::string::npos ? dir.size() : dir.find('/') + 1)));
   }
-  char cwd[4096];
-  if (::getcwd(cwd, sizeof(cwd)) == nullptr) {
-    throw_system("cannot find the current directory", errno);
+  if (dir.front() != '/') {
+    throw_usage("BGTASK_DIR='" + shown(dir) +
+                "' is a relative path, which would change with the current directory: set "
+                "BGTASK_DIR to an absolute path (or use --dir)");
   }
-  return std::string(cwd) + "/" + path;
+  return normalized_absolute(dir);
+}
+
+// ~/.local/state/bgtask, if HOME names an existing directory.
+std::string home_default(const std::string& home)
+{
+  const std::string path = normalized_absolute(home + "/.local/state/bgtask");
+  struct stat st
+  {
+  };
+  if (home.front() != '/' || ::stat(home.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw_usage("the default task directory " + shown(path) + " is under HOME=" + shown(home) +
+                ", which is not an existing directory: set BGTASK_DIR (or XDG_STATE_HOME, or "
+                "give --dir)");
+  }
+  return path;
 }
 
 std::string octal_mode(mode_t mode)
@@ -71,16 +96,16 @@ std::string TaskDir::resolve_path(const std::optional<std::string>& dir_option)
     if (dir_option->empty()) {
       throw_usage("--dir must not be empty");
     }
-    return absolute(*dir_option);
+    return normalized_absolute(*dir_option);
   }
   if (auto dir = env_or_empty("BGTASK_DIR"); !dir.empty()) {
-    return absolute(dir);
+    return checked_env_dir(dir);
   }
   if (auto state = env_or_empty("XDG_STATE_HOME"); !state.empty() && state.front() == '/') {
-    return state + "/bgtask";
+    return normalized_absolute(state + "/bgtask");
   }
   if (auto home = env_or_empty("HOME"); !home.empty()) {
-    return home + "/.local/state/bgtask";
+    return home_default(home);
   }
   throw_usage("cannot find a task directory: set --dir, BGTASK_DIR or HOME");
 }
