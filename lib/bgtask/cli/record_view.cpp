@@ -1,12 +1,14 @@
 #include <bgtask/cli/console.hpp>
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/output_file.hpp>
 #include <bgtask/util/duration.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 
 namespace bgtask {
 
@@ -322,6 +324,16 @@ std::string status_text(const TaskRecord& r)
   }
   add_lifecycle_lines(out, r);
   return out;
+}
+
+bool warn_if_output_incomplete(int fd, const TaskRecord& record)
+{
+  const auto missing = missing_output_bytes(fd, record);
+  if (missing == 0) {
+    return true;
+  }
+  std::cerr << "bgtask: warning: " << missing_output_warning(record, missing) << '\n';
+  return false;
 }
 
 } // namespace bgtask

@@ -41,4 +41,8 @@ std::string progress_summary(const Progress& progress);
 // The record in readable form for `status` (one "Key  value" line each).
 std::string status_text(const TaskRecord& record);
 
+// Prints a warning on stderr and returns false when the open output file
+// `fd` lacks bytes the final `record` counts (missing_output_bytes).
+bool warn_if_output_incomplete(int fd, const TaskRecord& record);
+
 } // namespace bgtask

@@ -1,6 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
 #include <bgtask/cli/output_slice_json.hpp>
+#include <bgtask/cli/record_view.hpp>
 #include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
@@ -193,7 +194,7 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
   offset = copier.copy_from(fd.get(), offset);
   if (!follow) {
     copier.finish();
-    return 0;
+    return warn_if_output_incomplete(fd.get(), record) ? 0 : static_cast<int>(ExitCode::failure);
   }
   catch_interrupts({SIGINT, SIGTERM, SIGHUP});
   TaskWatcher watcher(dir, WatchOutput::yes);
@@ -213,6 +214,7 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
   }
   copier.copy_from(fd.get(), offset);
   copier.finish();
+  warn_if_output_incomplete(fd.get(), record);
   return exit_status_of(record);
 }
 

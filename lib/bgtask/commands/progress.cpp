@@ -2,6 +2,7 @@
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
@@ -96,21 +97,29 @@ int run_progress(const GlobalOptions& global, const CommandArgs& args)
   if (!lock) {
     throw Error(ExitCode::failure, "task " + id + " has no lock file");
   }
-  UpdateLockGuard guard(*lock);
-  auto loaded = load_record(dir, id);
-  if (loaded.status != LoadStatus::ok) {
-    throw Error(ExitCode::failure, "cannot read the record of task " + id + ": " + loaded.reason);
+  std::optional<TaskState> ended;
+  const auto update = update_record(dir, *lock, id, [&](TaskRecord& current) {
+    if (is_final(current.state)) {
+      ended = current.state;
+      return Change::keep;
+    }
+    Progress merged = merge_progress(current.progress, progress);
+    refuse_current_above_total(merged);
+    merged.updated_at = now();
+    current.progress = merged;
+    add_event(current, "progress", progress.message);
+    return Change::save;
+  });
+  if (update.status == UpdateStatus::gone) {
+    throw Error(ExitCode::failure, "task " + id + " was removed");
   }
-  if (is_final(loaded.record.state)) {
-    throw Error(ExitCode::failure, "task " + id + " is not running (" +
-                                     std::string(to_string(loaded.record.state)) + ")");
+  if (update.status == UpdateStatus::corrupt) {
+    throw Error(ExitCode::failure, "cannot read the record of task " + id + ": " + update.reason);
   }
-  Progress merged = merge_progress(loaded.record.progress, progress);
-  refuse_current_above_total(merged);
-  merged.updated_at = now();
-  loaded.record.progress = merged;
-  add_event(loaded.record, "progress", progress.message);
-  save_record(dir, loaded.record);
+  if (ended) {
+    throw Error(ExitCode::failure,
+                "task " + id + " is not running (" + std::string(to_string(*ended)) + ")");
+  }
   return 0;
 }
 

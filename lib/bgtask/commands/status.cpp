@@ -112,6 +112,10 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
       continue;
     }
     const TaskRecord record = std::move(*next++);
+    if (const auto fd = open_output_file(dir, record.id);
+        fd && !warn_if_output_incomplete(fd.get(), record)) {
+      status = static_cast<int>(ExitCode::failure);
+    }
     if (json) {
       auto object = record_to_json(record);
       if (tail_text) {

@@ -76,7 +76,8 @@ constexpr std::array<Command, 15> k_commands{{
      "each after `NAME| ` (or `ID| `), until all have ended. On a terminal, control characters\n"
      "are escaped unless --raw is given. With --since or --json, prints what was written\n"
      "after CURSOR (default: the start), at most --max-bytes, and the cursor to continue\n"
-     "from (in the JSON, or on stderr).",
+     "from (in the JSON, or on stderr). Without --follow, exits 1 (with a warning) if the\n"
+     "output is shorter than the record says.",
    .options = output_options,
    .operands = Operands::any_task_ids,
    .handler = run_output},
@@ -158,8 +159,8 @@ constexpr std::array<Command, 15> k_commands{{
    .summary = "show a task's record and the end of its output",
    .usage = "(ID... | --name N | --queue Q) [--json] [--tail N]",
    .help = "Shows each task's record and the last N lines of its output (@: the newest task\n"
-           "started here; @last: the newest task). Exits 1 if a record is corrupt and 2 if an ID\n"
-           "is unknown, after showing the others.",
+           "started here; @last: the newest task). Exits 1 if a record is corrupt or an output is\n"
+           "shorter than its record says, and 2 if an ID is unknown, after showing the others.",
    .options = status_options,
    .operands = Operands::any_task_ids,
    .handler = run_status},

@@ -1,8 +1,11 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
+#include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <map>
 
 namespace bgtask {
@@ -27,14 +30,36 @@ bool is_executor_name(std::string_view name)
   return name == "local" || name == "slurm";
 }
 
+namespace {
+
+// A final state seen in a record may so far be only a rename that its
+// writer has not made durable yet (it fsyncs the directory right after):
+// before anyone reports it, make it durable here. An fsync of a directory
+// with nothing pending costs next to nothing; a read-only file system has
+// nothing pending. Any other failure means the state may not survive a
+// power cut, so it is not reported.
+void confirm_final_states(const TaskDir& dir, const std::vector<TaskRecord>& records)
+{
+  if (std::none_of(records.begin(), records.end(),
+                   [](const TaskRecord& r) { return is_final(r.state); })) {
+    return;
+  }
+  int err = dir.sync();
+  if (err == EINTR) {
+    err = dir.sync();
+  }
+  if (err != 0 && err != EROFS && err != EINVAL) {
+    throw_system("cannot make the records in " + dir.path() + " durable (fsync)", err);
+  }
+}
+
+} // namespace
+
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)
 {
-  if (is_final(record.state)) {
-    return record;
-  }
   std::vector<TaskRecord> one;
   one.push_back(std::move(record));
-  executor_for(one.front().executor).reconcile(dir, one);
+  reconcile_records(dir, one);
   return std::move(one.front());
 }
 
@@ -56,6 +81,7 @@ void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records)
       records[indices[k]] = std::move(batch[k]);
     }
   }
+  confirm_final_states(dir, records);
 }
 
 } // namespace bgtask

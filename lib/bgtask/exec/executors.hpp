@@ -21,7 +21,9 @@ bool is_executor_name(std::string_view name);
 
 // Brings an unfinished record in line with reality and returns the current
 // record, through the executor its `executor` field names. Final records
-// are returned untouched.
+// are returned untouched. Returns only once a final state it returns is
+// durable (the directory is fsynced when one is), so that a caller may
+// report it: a power cut afterwards cannot take it back.
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record);
 
 // reconcile_record for many records at once, in place: each executor gets

@@ -56,6 +56,25 @@ UniqueFd open_output_file(const TaskDir& dir, std::string_view id)
   return fd;
 }
 
+std::uint64_t missing_output_bytes(int fd, const TaskRecord& record)
+{
+  struct stat st
+  {
+  };
+  if (!is_final(record.state) || ::fstat(fd, &st) != 0) {
+    return 0;
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  return size < record.output.bytes ? record.output.bytes - size : 0;
+}
+
+std::string missing_output_warning(const TaskRecord& record, std::uint64_t missing)
+{
+  return "output of task " + record.id + " is shorter than its record says (" +
+         std::to_string(record.output.bytes - missing) + " of " +
+         std::to_string(record.output.bytes) + " bytes)";
+}
+
 std::optional<OutputGap> find_output_gap(int fd)
 {
   struct stat st

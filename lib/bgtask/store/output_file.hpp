@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bgtask/core/task_record.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cstddef>
@@ -58,6 +59,15 @@ inline constexpr std::uint64_t k_max_tail_bytes = 1024 * 1024;
 
 // The last `lines` lines of the open file, at most k_max_tail_bytes of them.
 std::string read_last_lines(int fd, std::size_t lines);
+
+// How many of the bytes a final record counts in its output are not in the
+// open output file `fd` (shorter than the record says: data lost in a power
+// cut or cut off by hand); 0 when the output is whole or the task runs.
+std::uint64_t missing_output_bytes(int fd, const TaskRecord& record);
+
+// The warning `status` and `output` print when missing_output_bytes is not
+// 0: "output of task ID is shorter than its record says (N of M bytes)".
+std::string missing_output_warning(const TaskRecord& record, std::uint64_t missing);
 
 enum class Escape { yes, no };
 

@@ -57,18 +57,11 @@ std::optional<TaskLock> TaskLock::create_owned(const TaskDir& dir, std::string_v
   }
   // `cleanup` may also have removed it before we locked it: then the name is
   // gone or names another file, and this ID is not ours.
-  struct stat ours
-  {
-  };
-  struct stat named
-  {
-  };
-  if (::fstat(fd.get(), &ours) != 0 ||
-      ::fstatat(dir.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 ||
-      ours.st_dev != named.st_dev || ours.st_ino != named.st_ino) {
+  TaskLock lock(std::move(fd));
+  if (!lock.is_linked(dir, id)) {
     return std::nullopt;
   }
-  return TaskLock(std::move(fd));
+  return lock;
 }
 
 std::optional<TaskLock> TaskLock::open_existing(const TaskDir& dir, std::string_view id)
@@ -119,6 +112,19 @@ void TaskLock::lock_updates()
 void TaskLock::unlock_updates()
 {
   set_lock(m_fd.get(), F_UNLCK, k_update_byte, Wait::no);
+}
+
+bool TaskLock::is_linked(const TaskDir& dir, std::string_view id) const
+{
+  struct stat ours
+  {
+  };
+  struct stat named
+  {
+  };
+  return ::fstat(m_fd.get(), &ours) == 0 &&
+         ::fstatat(dir.fd(), lock_file_name(id).c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+         ours.st_dev == named.st_dev && ours.st_ino == named.st_ino;
 }
 
 } // namespace bgtask

@@ -45,6 +45,11 @@ public:
   // Releases the update lock.
   void unlock_updates();
 
+  // True while `ID.lock` in `dir` is still this open file (not removed by
+  // `cleanup`, not replaced). Checked under the update lock, it tells a
+  // writer that the task has not been removed.
+  bool is_linked(const TaskDir& dir, std::string_view id) const;
+
   int fd() const { return m_fd.get(); }
 
 private:

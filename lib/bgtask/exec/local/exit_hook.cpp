@@ -3,7 +3,7 @@
 #include <bgtask/proc/environment.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/spawn.hpp>
-#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 
@@ -142,13 +142,10 @@ void run_exit_hook(const TaskDir& dir, TaskLock& lock, const TaskRecord& record)
   }
   const std::string message = run_hook(dir, record);
   try {
-    UpdateLockGuard guard(lock);
-    auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok) {
-      return;
-    }
-    add_event(loaded.record, "on_exit", message);
-    save_record(dir, loaded.record);
+    update_record(dir, lock, record.id, [&](TaskRecord& current) {
+      add_event(current, "on_exit", message);
+      return Change::save;
+    });
   } catch (const Error&) {
     // the hook ran; only its note is lost
   }

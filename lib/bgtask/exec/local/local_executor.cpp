@@ -6,6 +6,7 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
 #include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
@@ -143,21 +144,22 @@ void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds g
   if (!lock) {
     throw_system("cannot cancel task " + record.id + ": cannot open its lock", errno);
   }
-  {
-    UpdateLockGuard guard(*lock);
-    auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok) {
-      throw Error(ExitCode::failure, "cannot cancel task " + record.id + ": " +
-                                       (loaded.status == LoadStatus::missing
-                                          ? std::string("its record disappeared")
-                                          : "cannot read its record: " + loaded.reason));
+  const auto update = update_record(dir, *lock, record.id, [&](TaskRecord& current) {
+    if (is_final(current.state)) {
+      return Change::keep;
     }
-    if (is_final(loaded.record.state)) {
-      return;
-    }
-    loaded.record.cancel_request = CancelRequest{now(), to_seconds(grace)};
-    add_event(loaded.record, "cancel_requested");
-    save_record(dir, loaded.record);
+    current.cancel_request = CancelRequest{now(), to_seconds(grace)};
+    add_event(current, "cancel_requested");
+    return Change::save;
+  });
+  if (update.status == UpdateStatus::gone || update.status == UpdateStatus::corrupt) {
+    throw Error(ExitCode::failure, "cannot cancel task " + record.id + ": " +
+                                     (update.status == UpdateStatus::gone
+                                        ? std::string("it was removed")
+                                        : "cannot read its record: " + update.reason));
+  }
+  if (update.status == UpdateStatus::kept) {
+    return; // final already
   }
   signal_supervisor(record, *lock, SIGTERM);
 }
@@ -168,20 +170,17 @@ void cancel_orphan(LocalExecutor& executor, const TaskDir& dir, const TaskRecord
 {
   executor.stop_orphaned(record, grace);
   auto lock = TaskLock::open_existing(dir, record.id);
-  if (lock && !lock->try_take_ownership()) {
-    return; // someone else is finishing it
+  if (!lock || !lock->try_take_ownership()) {
+    return; // removed meanwhile, or someone else is finishing it
   }
-  std::optional<UpdateLockGuard> guard;
-  if (lock) {
-    guard.emplace(*lock);
-  }
-  auto loaded = load_record(dir, record.id);
-  if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
-    return;
-  }
-  add_event(loaded.record, "cancel_requested");
-  finish_record(loaded.record, TaskState::cancelled, "cancelled on request (supervisor was gone)");
-  save_record(dir, loaded.record);
+  update_record(dir, *lock, record.id, [](TaskRecord& current) {
+    if (is_final(current.state)) {
+      return Change::keep;
+    }
+    add_event(current, "cancel_requested");
+    finish_record(current, TaskState::cancelled, "cancelled on request (supervisor was gone)");
+    return Change::save;
+  });
 }
 
 } // namespace

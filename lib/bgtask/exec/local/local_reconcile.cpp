@@ -4,10 +4,62 @@
 #include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
 
 namespace bgtask {
+
+namespace {
+
+// Brings `record` in line with `verdict` and, for a dead owner, with the
+// outcome its supervisor left in the lock file's note; Change::keep if
+// there is nothing to say.
+Change reconcile_change(TaskRecord& record, const Liveness& liveness, TaskLock& lock)
+{
+  Verdict verdict = judge_record(record, liveness);
+  // A supervisor that could not write the final record left it here, once
+  // the command had ended (whatever descendants of it still run); a reboot
+  // does not change what it says.
+  std::optional<TaskRecord> note;
+  if (verdict == Verdict::supervisor_died || verdict == Verdict::unsupervised ||
+      verdict == Verdict::host_rebooted) {
+    note = read_outcome_note(lock, record.id);
+  }
+  if (note) {
+    note->generation = record.generation;
+    record = std::move(*note);
+    add_event(record, "reconciled", "final record recovered from the supervisor's note");
+  } else if (verdict == Verdict::keep || verdict == Verdict::foreign_host) {
+    return Change::keep;
+  } else {
+    apply_verdict(record, verdict);
+  }
+  if (is_final(record.state) && record.cgroup) {
+    TaskCgroup::remove_leftover(*record.cgroup); // the supervisor died before it could
+    record.cgroup.reset();
+  }
+  return Change::save;
+}
+
+// Every task has its lock file from before its first record until
+// `cleanup` removes it (record first, lock file last). Without one the task
+// is being removed, or its files were tampered with: say what is true and
+// write nothing, so that a removed task never comes back.
+TaskRecord report_without_lock(const TaskDir& dir, TaskRecord record, Verdict verdict)
+{
+  auto loaded = load_record(dir, record.id);
+  if (loaded.status != LoadStatus::ok) {
+    return record; // removed: the caller's copy, as it was when read
+  }
+  if (is_final(loaded.record.state)) {
+    return std::move(loaded.record);
+  }
+  apply_verdict(loaded.record, verdict);
+  return std::move(loaded.record);
+}
+
+} // namespace
 
 TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
 {
@@ -16,54 +68,35 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
   }
   auto lock = TaskLock::open_existing(dir, record.id);
   const Liveness liveness = judge_liveness(record, lock ? &*lock : nullptr);
-  Verdict verdict = judge_record(record, liveness);
+  const Verdict verdict = judge_record(record, liveness);
   if (verdict == Verdict::keep || verdict == Verdict::foreign_host) {
     return record;
   }
-  // Held until the record is saved, so no other update slips in between and
-  // `cleanup` never takes the temp of this write for an abandoned one.
-  std::optional<UpdateLockGuard> guard;
-  if (lock) {
-    // After a reboot the executor did not test the lock; take it now so
-    // racing reconcilers still rewrite the record once.
-    if (verdict == Verdict::host_rebooted && !lock->try_take_ownership()) {
-      return record;
-    }
-    guard.emplace(*lock);
-    auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok) {
-      return record;
-    }
-    verdict = judge_record(loaded.record, liveness);
-    // A supervisor that could not write the final record left it here, once
-    // the command had ended (whatever descendants of it still run).
-    std::optional<TaskRecord> note;
-    if (verdict == Verdict::supervisor_died || verdict == Verdict::unsupervised) {
-      note = read_outcome_note(*lock, record.id);
-    }
-    if (verdict == Verdict::keep && !note) {
-      return loaded.record;
-    }
-    record = std::move(loaded.record);
-    if (note) {
-      note->generation = record.generation;
-      record = std::move(*note);
-      add_event(record, "reconciled", "final record recovered from the supervisor's note");
-      verdict = Verdict::keep;
-    }
+  if (!lock) {
+    return report_without_lock(dir, std::move(record), verdict);
   }
-  apply_verdict(record, verdict);
-  if (is_final(record.state) && record.cgroup) {
-    TaskCgroup::remove_leftover(*record.cgroup); // the supervisor died before it could
-    record.cgroup.reset();
+  // After a reboot the executor did not test the lock; take it now so
+  // racing reconcilers still rewrite the record once.
+  if (verdict == Verdict::host_rebooted && !lock->try_take_ownership()) {
+    return record;
   }
   try {
-    save_record(dir, record);
+    auto update = update_record(dir, *lock, record.id, [&](TaskRecord& current) {
+      return reconcile_change(current, liveness, *lock);
+    });
+    if (update.status == UpdateStatus::saved || update.status == UpdateStatus::kept) {
+      return std::move(update.record);
+    }
+    return record; // removed or corrupt meanwhile: the caller's copy, unchanged
   } catch (const Error&) {
     // A full or read-only disk must not stop list, status or wait: report
     // what is true now and leave the file to a later reconciliation.
+    TaskRecord reported = record;
+    if (reconcile_change(reported, liveness, *lock) == Change::save) {
+      return reported;
+    }
+    return record;
   }
-  return record;
 }
 
 } // namespace bgtask

@@ -24,6 +24,7 @@
 #include <bgtask/proc/process_tree.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
@@ -85,26 +86,30 @@ std::string signal_name(int sig)
   return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-// Writes the final record: re-reads it under the update lock, applies
-// `change` and saves it. After a failure it gives the space reserved in the
-// lock file back (so a full disk has room for the retry) and retries with
-// backoff; if every attempt fails it leaves the final record as a note in
-// the lock file, where reconciliation finds it.
-template <typename Change>
-bool update_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback, Change change,
-                   int attempts)
+// Writes a final record in one record transaction (record_transaction.hpp):
+// re-read under the update lock, `change` applied, saved; a corrupt record
+// is replaced, a removed task is left removed. After a failure it gives the
+// space reserved in the lock file back (so a full disk has room for the
+// retry) and retries with backoff; if every attempt fails it leaves the
+// final record as a note in the lock file, where reconciliation finds it.
+bool save_final_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback,
+                       const std::function<void(TaskRecord&)>& change, int attempts)
 {
   std::string failure;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     try {
-      UpdateLockGuard guard(lock);
-      auto loaded = load_record(dir, fallback.id);
-      TaskRecord record = loaded.status == LoadStatus::ok ? std::move(loaded.record) : fallback;
-      change(record);
-      save_record(dir, record);
-      fallback = std::move(record);
+      auto update = update_record(
+        dir, lock, fallback.id,
+        [&](TaskRecord& record) {
+          change(record);
+          return Change::save;
+        },
+        &fallback);
+      if (update.status == UpdateStatus::saved) {
+        fallback = std::move(update.record);
+      }
       drop_outcome_reserve(lock);
-      return true;
+      return update.status == UpdateStatus::saved;
     } catch (const Error& e) {
       failure = e.what();
       release_outcome_space(lock);
@@ -118,22 +123,38 @@ bool update_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback, Cha
   return false;
 }
 
-// Writes an intermediate record (a new attempt, a pending retry): re-reads
-// it under the update lock and applies `change`. Best effort: on failure
-// the supervisor goes on, and the final record is written as usual.
-template <typename Change>
-void update_running_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record, Change change)
+// Writes an intermediate record (a new attempt, a pending retry) in one
+// record transaction. Best effort: on failure the supervisor goes on, and
+// the final record is written as usual.
+void update_running_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+                           const std::function<void(TaskRecord&)>& change)
 {
   try {
-    UpdateLockGuard guard(lock);
-    auto loaded = load_record(dir, record.id);
-    TaskRecord current = loaded.status == LoadStatus::ok ? std::move(loaded.record) : record;
-    change(current);
-    save_record(dir, current);
-    record = std::move(current);
+    auto update = update_record(
+      dir, lock, record.id,
+      [&](TaskRecord& current) {
+        change(current);
+        return Change::save;
+      },
+      &record);
+    if (update.status == UpdateStatus::saved) {
+      record = std::move(update.record);
+      return;
+    }
   } catch (const Error&) {
-    change(record);
   }
+  change(record);
+}
+
+// fdatasync(2), retried on EINTR; 0 or errno.
+int sync_data(int fd)
+{
+  while (::fdatasync(fd) != 0) {
+    if (errno != EINTR) {
+      return errno;
+    }
+  }
+  return 0;
 }
 
 enum class Stopping { no, cancel, timeout };
@@ -486,7 +507,7 @@ private:
       ::_exit(1);
     }
     TaskRecord& record = m_plan.request.record;
-    update_record(
+    save_final_record(
       m_dir, m_plan.lock, record,
       [&](TaskRecord& r) {
         r.retry_at.reset();
@@ -544,7 +565,7 @@ private:
       m_plan.cgroup->remove();
       record.cgroup.reset();
     }
-    update_record(
+    save_final_record(
       m_dir, m_plan.lock, record,
       [&](TaskRecord& r) {
         r.exit_code = code;
@@ -831,10 +852,18 @@ void prepare(SupervisorRun& run)
   };
   const std::uint64_t bytes =
     ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-  update_record(
+  // The output is durable before the record that counts its bytes is
+  // (fdatasync: its size, not its times, is needed to read it back).
+  const int output_sync_error = sync_data(plan.output.get());
+  save_final_record(
     run.dir, plan.lock, run.record(),
     [&](TaskRecord& r) {
       r.output.bytes = bytes;
+      if (output_sync_error != 0) {
+        add_event(r, "output_error",
+                  std::string("cannot make the output durable: ") +
+                    std::strerror(output_sync_error));
+      }
       if (keeper) {
         record_output_bound(r.output, *keeper);
         if (!keeper->write_error().empty()) {
@@ -872,7 +901,7 @@ void prepare(SupervisorRun& run)
       run.report("1\n" + reason);
     }
     if (load_record(run.dir, run.record().id).status != LoadStatus::missing) {
-      update_record(
+      save_final_record(
         run.dir, run.plan.lock, run.record(),
         [&](TaskRecord& r) {
           add_event(r, "supervisor_error", what);

@@ -12,6 +12,7 @@
 #include <bgtask/exec/local/task_gate.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_queue.hpp>
@@ -22,6 +23,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <functional>
 #include <map>
 #include <poll.h>
 #include <set>
@@ -46,17 +48,24 @@ OwnerIdentity own_identity()
                        current_boot_id(), current_host_name()};
 }
 
-// Re-reads the own record under the update lock, applies `change` and saves it.
-template <typename Change>
-void update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record, Change change)
+// Applies `change` to the own record in one record transaction
+// (record_transaction.hpp) and keeps the result in `record`; a corrupt
+// record is replaced by `record` changed, a removed one is left removed.
+void update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+                       const std::function<void(TaskRecord&)>& change)
 {
-  UpdateLockGuard guard(lock);
-  auto loaded = load_record(dir, record.id);
-  if (loaded.status == LoadStatus::ok) {
-    record = std::move(loaded.record);
+  auto update = update_record(
+    dir, lock, record.id,
+    [&](TaskRecord& current) {
+      change(current);
+      return Change::save;
+    },
+    &record);
+  if (update.status == UpdateStatus::saved) {
+    record = std::move(update.record);
+  } else {
+    change(record);
   }
-  change(record);
-  save_record(dir, record);
 }
 
 // The process whose exit may change what the waiter sees: the supervisor,
@@ -418,8 +427,7 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
                                  : "waiting for " + std::to_string(record.after.size()) +
                                      (record.after.size() == 1 ? " task" : " tasks"));
   try {
-    UpdateLockGuard guard(lock);
-    save_record(dir, record);
+    create_record(dir, lock, record);
   } catch (const Error& e) {
     report(std::string("1\n") + e.what());
     ::_exit(1);
@@ -432,21 +440,31 @@ void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
 {
   // Under the update lock like every other write, so a concurrent cleanup
   // never takes the temp of this record for an abandoned one.
-  UpdateLockGuard guard(lock);
   if (!record.waiting_for) {
-    save_record(dir, record);
+    create_record(dir, lock, record);
     return;
   }
-  auto loaded = load_record(dir, record.id);
-  if (loaded.status == LoadStatus::ok) {
-    record.generation = loaded.record.generation;
-    record.cancel_request = loaded.record.cancel_request;
-    record.progress = loaded.record.progress;
-    record.events = std::move(loaded.record.events);
-    add_event(record, "started");
+  const auto update = update_record(
+    dir, lock, record.id,
+    [&](TaskRecord& current) {
+      // What others wrote while it was queued stays; the rest is new.
+      TaskRecord next = record;
+      next.generation = current.generation;
+      next.cancel_request = current.cancel_request;
+      next.progress = current.progress;
+      next.events = std::move(current.events);
+      if (next.events.empty() || next.events.back().kind != "started") {
+        add_event(next, "started");
+      }
+      next.waiting_for.reset();
+      current = std::move(next);
+      return Change::save;
+    },
+    &record);
+  if (update.status != UpdateStatus::saved) {
+    throw Error(ExitCode::failure, "the record of task " + record.id + " was removed");
   }
-  record.waiting_for.reset();
-  save_record(dir, record);
+  record = update.record;
 }
 
 } // namespace bgtask

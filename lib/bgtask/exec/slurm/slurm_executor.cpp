@@ -2,6 +2,7 @@
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
@@ -44,24 +45,19 @@ TaskRecord write_outcome(const TaskDir& dir, const TaskRecord& record, const Slu
   if (!apply_slurm_outcome(probe, outcome)) {
     return record;
   }
-  auto lock = TaskLock::open_existing(dir, record.id);
-  std::optional<UpdateLockGuard> guard;
-  if (lock) {
-    guard.emplace(*lock);
+  auto update = update_record(dir, record.id, [&](TaskRecord& current) {
+    if (!apply_slurm_outcome(current, outcome)) {
+      return Change::keep;
+    }
+    if (is_final(current.state)) {
+      current.output.bytes = output_size(dir, current.id);
+    }
+    return Change::save;
+  });
+  if (update.status == UpdateStatus::saved || update.status == UpdateStatus::kept) {
+    return std::move(update.record);
   }
-  auto loaded = load_record(dir, record.id);
-  if (loaded.status != LoadStatus::ok) {
-    return record;
-  }
-  TaskRecord current = std::move(loaded.record);
-  if (!apply_slurm_outcome(current, outcome)) {
-    return current;
-  }
-  if (is_final(current.state)) {
-    current.output.bytes = output_size(dir, current.id);
-  }
-  save_record(dir, current);
-  return current;
+  return record; // removed or corrupt meanwhile: nothing written
 }
 
 std::string task_count(std::size_t n)
@@ -73,8 +69,7 @@ std::string task_count(std::size_t n)
 
 // `lock` stays owned until the record is written, so cleanup leaves the
 // task's first files alone meanwhile; nothing holds it afterwards.
-LaunchResult SlurmExecutor::launch(const TaskDir& dir, [[maybe_unused]] TaskLock lock,
-                                   LaunchRequest request)
+LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
 {
   TaskRecord& record = request.record;
   const std::string& id = record.id;
@@ -115,7 +110,7 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, [[maybe_unused]] TaskLock
     add_event(record, "submitted",
               "Slurm job " + job->job_id + " on cluster " + *record.slurm->cluster);
     try {
-      save_record(dir, record);
+      create_record(dir, lock, record);
     } catch (const Error&) {
       cancel_slurm_job(job->job_id, slurm_job_name(id));
       throw;
@@ -135,7 +130,7 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, [[maybe_unused]] TaskLock
                             : "sbatch refused the job: " + client_message(result);
     finish_record(record, TaskState::failed, launch_result.error);
   }
-  save_record(dir, record);
+  create_record(dir, lock, record);
   return launch_result;
 }
 
@@ -289,18 +284,17 @@ void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Millise
   }
   const std::string& job_id = record.slurm->job_id;
   if (attempt == CancelAttempt::first) {
-    auto lock = TaskLock::open_existing(dir, record.id);
-    std::optional<UpdateLockGuard> guard;
-    if (lock) {
-      guard.emplace(*lock);
+    const auto update = update_record(dir, record.id, [&](TaskRecord& current) {
+      if (is_final(current.state)) {
+        return Change::keep;
+      }
+      current.cancel_request = CancelRequest{now(), to_seconds(grace)};
+      add_event(current, "cancel_requested", "scancel of Slurm job " + job_id);
+      return Change::save;
+    });
+    if (update.status != UpdateStatus::saved) {
+      return; // final, removed or corrupt meanwhile
     }
-    auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
-      return;
-    }
-    loaded.record.cancel_request = CancelRequest{now(), to_seconds(grace)};
-    add_event(loaded.record, "cancel_requested", "scancel of Slurm job " + job_id);
-    save_record(dir, loaded.record);
   }
   if (const auto problem = cancel_slurm_job(job_id, slurm_job_name(record.id))) {
     throw Error(ExitCode::failure,

@@ -1,0 +1,59 @@
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/error.hpp>
+
+namespace bgtask {
+
+RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view id,
+                           const RecordChange& change, const TaskRecord* replacement)
+{
+  RecordUpdate result;
+  UpdateLockGuard guard(lock);
+  // `cleanup` removes a task's files under this same lock (record first,
+  // lock file last), so under it the task is either whole or gone.
+  if (!lock.is_linked(dir, id)) {
+    return result;
+  }
+  auto loaded = load_record(dir, id);
+  if (loaded.status == LoadStatus::missing) {
+    return result;
+  }
+  if (loaded.status == LoadStatus::corrupt && replacement == nullptr) {
+    result.status = UpdateStatus::corrupt;
+    result.reason = std::move(loaded.reason);
+    return result;
+  }
+  result.record = loaded.status == LoadStatus::ok ? std::move(loaded.record) : *replacement;
+  if (change(result.record) == Change::keep) {
+    result.status = UpdateStatus::kept;
+    return result;
+  }
+  save_record(dir, result.record);
+  result.status = UpdateStatus::saved;
+  return result;
+}
+
+RecordUpdate update_record(const TaskDir& dir, std::string_view id, const RecordChange& change)
+{
+  auto lock = TaskLock::open_existing(dir, id);
+  if (!lock) {
+    return {};
+  }
+  return update_record(dir, *lock, id, change);
+}
+
+void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
+{
+  UpdateLockGuard guard(lock);
+  if (!lock.is_linked(dir, record.id)) {
+    throw Error(ExitCode::failure, "cannot write the record of task " + record.id + ": " +
+                                     dir.file_path(lock_file_name(record.id)) +
+                                     " was removed meanwhile");
+  }
+  save_record(dir, record);
+}
+
+} // namespace bgtask

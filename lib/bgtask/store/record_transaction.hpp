@@ -1,0 +1,56 @@
+#pragma once
+
+#include <bgtask/core/task_record.hpp>
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace bgtask {
+
+class TaskDir;
+class TaskLock;
+
+// What a change function decided about the record it was given.
+enum class Change { save, keep };
+
+// How one record transaction ended.
+enum class UpdateStatus {
+  saved,   // the change was applied and the record is durable
+  kept,    // the change asked for nothing to be written
+  gone,    // the task was removed (no record, or `ID.lock` unlinked): nothing written
+  corrupt, // the record does not parse: nothing written
+};
+
+struct RecordUpdate
+{
+  UpdateStatus status = UpdateStatus::gone;
+  TaskRecord record;  // the current record (saved or kept)
+  std::string reason; // why it is corrupt
+};
+
+// Changes `record` in place and says whether to save it.
+using RecordChange = std::function<Change(TaskRecord&)>;
+
+// The one way to change an existing record: lock, re-read, change, save.
+// Takes the update lock of `lock`, checks that `lock` is still the task's
+// linked `ID.lock` and that its record still exists (a writer must never
+// recreate a task that `cleanup` removed), re-reads the record, applies
+// `change` and, if it asks, saves it durably (save_record). A corrupt
+// record is left alone unless `replacement` is given (the writer's own copy,
+// used in its place). Throws Error(failure) when the lock or the save fails;
+// the record on disk is then unchanged.
+RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view id,
+                           const RecordChange& change, const TaskRecord* replacement = nullptr);
+
+// update_record after opening the task's `ID.lock`; `gone` when it is
+// missing (Error(failure) when it exists but cannot be opened).
+RecordUpdate update_record(const TaskDir& dir, std::string_view id, const RecordChange& change);
+
+// Writes the first record of a task while `lock` (its owned, just created
+// `ID.lock`) names it, under the update lock. Throws Error(failure) when the
+// lock file was taken away meanwhile (`cleanup` judged it an orphan) or the
+// save fails.
+void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record);
+
+} // namespace bgtask
