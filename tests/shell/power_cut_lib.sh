@@ -1,0 +1,145 @@
+# shellcheck shell=bash
+# Power cuts on one machine, for tests/shell/test_crash_power_cut.sh. Sourced
+# after lib.sh and crash_lib.sh.
+#
+# A task directory lives on an ext4 file system in a loop-mounted file
+# (commit=60, so only fsync and friends make anything durable during a
+# test). A cut is FS_IOC_SHUTDOWN with FS_GOING_DOWN_NOLOGFLUSH
+# (bgtask-fs-shutdown, built with the tests): from then on nothing reaches
+# the device. Then every process of the directory is killed, the file system
+# is unmounted and mounted again, and the next commands see another boot id
+# (BGTASK_TEST_BOOT_ID_FILE), as after a real reboot.
+#
+# Book-keeping (what commands printed before the cut) is kept outside the
+# file system, under $WORK.
+
+PC_SHUTDOWN="${BGTASK_BUILD_DIR:-}/tests/bgtask-fs-shutdown"
+PC_IMG="$WORK/fs.img"
+PC_MNT="$WORK/mnt"
+
+# pc_setup: makes and mounts the file system, or skips the test (exit 125).
+pc_setup() {
+  require_root
+  require_tool mkfs.ext4 losetup strace jq
+  [ -x "$PC_SHUTDOWN" ] || skip "no $PC_SHUTDOWN (build the tests, or set BGTASK_BUILD_DIR)"
+  truncate -s 96M "$PC_IMG"
+  mkfs.ext4 -q -F "$PC_IMG" >/dev/null 2>&1 || skip "mkfs.ext4 failed on $PC_IMG"
+  mkdir -p "$PC_MNT"
+  PC_LOOP=$(losetup -f --show "$PC_IMG" 2>"$WORK/mount.err") ||
+    skip "loop devices are unavailable here (losetup: $(head -1 "$WORK/mount.err"))"
+  mount -o commit=60 "$PC_LOOP" "$PC_MNT" 2>"$WORK/mount.err" || {
+    losetup -d "$PC_LOOP"
+    skip "cannot mount a loop device here ($(head -1 "$WORK/mount.err"))"
+  }
+  at_exit 'pc_unmount'
+  PC_BOOT=0
+}
+
+# pc_mount: mounts the image through a new loop device. A new one each time:
+# a mount namespace made elsewhere meanwhile may still hold the old device's
+# (shut down) file system, which mounting that device again would get back.
+pc_mount() {
+  losetup -d "$PC_LOOP" 2>/dev/null || true
+  PC_LOOP=$(losetup -f --show "$PC_IMG") || fail "losetup failed after the cut"
+  mount -o commit=60 "$PC_LOOP" "$PC_MNT" || fail "cannot mount $PC_IMG again after the cut"
+  touch "$PC_MNT/.alive" && rm "$PC_MNT/.alive" || fail "$PC_MNT is not usable after the remount"
+}
+
+# pc_kill_all: SIGKILLs every process that has a file open under the mount
+# (supervisors, commands, CLIs, strace), and waits until none is left.
+pc_kill_all() {
+  local i pids
+  for i in $(seq 50); do
+    pids=$(pc_users)
+    [ -n "$pids" ] || return 0
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null || true
+    sleep 0.05
+  done
+  echo "processes still using $PC_MNT: $(pc_users)" >&2
+}
+
+# pc_users: pids with a cwd, open file or argument under the mount.
+pc_users() {
+  local p
+  for p in /proc/[0-9]*; do
+    [ "${p#/proc/}" != $$ ] || continue
+    if [[ "$(ls -l "$p/cwd" "$p/fd" 2>/dev/null)" == *"$PC_MNT"* ]] ||
+      [[ "$(tr '\0' ' ' 2>/dev/null <"$p/cmdline")" == *"$PC_MNT"* ]]; then
+      echo "${p#/proc/}"
+    fi
+  done
+}
+
+pc_unmount() {
+  pc_kill_all
+  umount "$PC_MNT" 2>/dev/null || umount -l "$PC_MNT" 2>/dev/null || true
+  losetup -d "$PC_LOOP" 2>/dev/null || true
+}
+
+# pc_cut: the power cut, then what a reboot does: everything killed, the file
+# system mounted again (the journal replayed), a new boot id.
+pc_cut() {
+  "$PC_SHUTDOWN" "$PC_MNT" || fail "the shutdown ioctl failed on $PC_MNT"
+  pc_kill_all
+  local i
+  for i in $(seq 50); do
+    umount "$PC_MNT" 2>/dev/null && break
+    sleep 0.1
+    pc_kill_all
+  done
+  mountpoint -q "$PC_MNT" && fail "cannot unmount $PC_MNT after the cut"
+  pc_mount
+  PC_BOOT=$((PC_BOOT + 1))
+  cat /proc/sys/kernel/random/uuid >"$WORK/boot-id.$PC_BOOT"
+  export BGTASK_TEST_BOOT_ID_FILE="$WORK/boot-id.$PC_BOOT"
+}
+
+RECORDS_LOST=0
+REPORTED_THEN_LOST=0
+OUTPUTS_SHORT=0
+
+# pc_check DIR PRINTED REPORTS LABEL: after a cut, before anything else runs
+# on DIR: every ID in PRINTED (what `start` printed) has a record; every
+# "ID STATE" line of REPORTS (what `wait` printed) is still that final state;
+# every final record's output file holds the bytes the record counts. Then
+# the invariants (check_invariants). Counts what it finds in RECORDS_LOST,
+# REPORTED_THEN_LOST, OUTPUTS_SHORT and fails the trial.
+pc_check() {
+  local dir=$1 printed=$2 reports=$3 label=$4 id state now size bytes ok=0
+  while read -r id; do
+    [ -n "$id" ] || continue
+    if [ ! -e "$dir/$id.status.json" ]; then
+      RECORDS_LOST=$((RECORDS_LOST + 1))
+      trial_failed "$label" "start printed $id, and its record is gone after the cut"
+      ok=1
+    fi
+  done <"$printed"
+  while read -r id state _; do
+    [ -n "$id" ] || continue
+    now=$(jq -r .state "$dir/$id.status.json" 2>/dev/null || echo missing)
+    if [ "$now" != "$state" ]; then
+      REPORTED_THEN_LOST=$((REPORTED_THEN_LOST + 1))
+      trial_failed "$label" "wait reported $id $state before the cut; after it the record says $now"
+      ok=1
+    fi
+  done <"$reports"
+  for f in "$dir"/*.status.json; do
+    [ -e "$f" ] || continue
+    id=$(basename "$f" .status.json)
+    state=$(jq -r .state "$f")
+    case "$state" in running | queued) continue ;; esac
+    bytes=$(jq -r .output.bytes "$f")
+    size=$(stat -c %s "$dir/$id.output" 2>/dev/null || echo 0)
+    if [ "$size" -lt "$bytes" ]; then
+      OUTPUTS_SHORT=$((OUTPUTS_SHORT + 1))
+      trial_failed "$label" "$id is $state with $bytes bytes of output, but $dir/$id.output has $size"
+      ok=1
+    fi
+  done
+  check_invariants "$dir" "$printed" || {
+    trial_failed "$label" "invariants broken in $dir"
+    ok=1
+  }
+  return "$ok"
+}

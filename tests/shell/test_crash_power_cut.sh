@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Power cuts (power_cut_lib.sh): ext4 on a loop file, FS_IOC_SHUTDOWN, remount,
+# a new boot id. Two campaigns:
+# - cut points: one task's life (`start`, its supervisor, a `wait` on it) is
+#   held right after its K-th call of one system call (strace delay_exit),
+#   and the power is cut during the hold; for every K up to the last call;
+# - random cuts under load: tasks start and finish while `wait`s and `list`s
+#   run, and the power goes at a random moment.
+# After each cut: every ID `start` printed has a record, every final state a
+# `wait` printed is still that state, every final record's output is all
+# there, and the invariants hold (invariants.sh).
+# CI size: the calls that make things durable (fsync, fdatasync, renameat) and
+# 3 random cuts; full size (scripts/soak): every file system call and 30 cuts.
+# In a mount namespace of its own, so that no namespace made elsewhere holds
+# on to the file system between cuts.
+if [ -z "${BGTASK_POWER_CUT_NS:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+  BGTASK_POWER_CUT_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
+fi
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/crash_lib.sh"
+source "$(dirname "$0")/power_cut_lib.sh"
+pc_setup
+
+CALLS=$(scaled "fsync fdatasync renameat" "openat write pwrite64 fsync fdatasync renameat unlinkat ftruncate fallocate")
+RANDOM_CUTS=${BGTASK_POWER_CUTS:-$(scaled 3 30)}
+LOAD_TASKS=$(scaled 12 30)
+HOLD_US=4000000
+# Output big enough to be in the page cache only, unless fsynced.
+TASK_CMD='head -c 60000 /dev/zero | tr "\0" x; echo; echo end'
+
+CUT_POINTS=0
+TASKS=0
+
+# new_dir: a fresh, durable task directory on the file system in DIR, and
+# BOOK, the prefix of its book-keeping files outside it.
+new_dir() {
+  TRIALS=$((TRIALS + 1))
+  DIR="$PC_MNT/t$TRIALS"
+  BOOK="$WORK/t$TRIALS"
+  mkdir -m 700 "$DIR"
+  sync -f "$DIR"
+  : >"$BOOK.printed"
+  : >"$BOOK.reports"
+}
+
+# observe: waits for the task `start` prints into $BOOK.printed and appends
+# what `wait` reports on it to $BOOK.reports (run in the background).
+observe() {
+  wait_until 30 test -s "$BOOK.printed" || return 0
+  timeout 60 "$BGTASK" --dir "$DIR" wait "$(head -1 "$BOOK.printed")" >>"$BOOK.reports" 2>/dev/null
+}
+
+# cut_point SC K: one task's life, held after its K-th SC call (in any of
+# its processes) and cut there. False if no process made a K-th call.
+cut_point() {
+  local sc=$1 k=$2 tracer observer
+  new_dir
+  timeout 60 strace -f -qq -b execve -o "$BOOK.trace" -e trace="$sc" \
+    -e inject="$sc:delay_exit=$HOLD_US:when=$k" \
+    "$BGTASK" --dir "$DIR" start -- sh -c "$TASK_CMD" >"$BOOK.printed" 2>"$BOOK.err" &
+  tracer=$!
+  observe &
+  observer=$!
+  until grep -qs '(DELAYED)' "$BOOK.trace" || ! kill -0 "$tracer" 2>/dev/null; do
+    sleep 0.01
+  done
+  if ! grep -qs '(DELAYED)' "$BOOK.trace"; then
+    wait "$observer" || true
+    wait "$tracer" || true
+    rm -rf "$DIR" "$BOOK".*
+    TRIALS=$((TRIALS - 1))
+    return 1
+  fi
+  sleep 0.2 # a waiter woken by what the held call did reports now, or never
+  pc_cut
+  kill "$observer" 2>/dev/null || true
+  wait "$tracer" "$observer" 2>/dev/null || true
+  CUT_POINTS=$((CUT_POINTS + 1))
+  TASKS=$((TASKS + 1))
+  if pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "cut after $sc #$k"; then
+    rm -rf "$DIR" "$BOOK".*
+  else
+    cp "$BOOK.trace" "$WORK/failed-t$TRIALS.trace" 2>/dev/null || true
+  fi
+}
+
+# one_task I: starts a task, notes its ID, waits and notes what wait says.
+one_task() {
+  local id
+  id=$(timeout 60 "$BGTASK" --dir "$DIR" start -- sh -c \
+    "echo task $1; sleep 0.$((RANDOM % 8)); head -c $((RANDOM * 2)) /dev/zero | tr '\0' y") || return 0
+  echo "$id" >>"$BOOK.printed"
+  timeout 60 "$BGTASK" --dir "$DIR" wait "$id" >>"$BOOK.reports" 2>/dev/null || true
+}
+
+# random_cut: LOAD_TASKS tasks started over about a second, two `list` loops,
+# and a cut at a random moment.
+random_cut() {
+  local pids=() i
+  new_dir
+  for i in 1 2; do
+    (while :; do timeout 60 "$BGTASK" --dir "$DIR" list >/dev/null 2>&1; done) &
+    pids+=($!)
+  done
+  for i in $(seq "$LOAD_TASKS"); do
+    one_task "$i" &
+    pids+=($!)
+    sleep 0.0$((RANDOM % 10))
+  done
+  sleep "$((RANDOM % 2)).$((RANDOM % 10))"
+  pc_cut
+  kill "${pids[@]}" 2>/dev/null || true
+  wait "${pids[@]}" 2>/dev/null || true
+  TASKS=$((TASKS + LOAD_TASKS))
+  if pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "random cut $TRIALS"; then
+    rm -rf "$DIR" "$BOOK".*
+  fi
+}
+
+for sc in $CALLS; do
+  k=1
+  while cut_point "$sc" "$k"; do
+    k=$((k + 1))
+  done
+  echo "cut after each of $((k - 1)) $sc calls" >&2
+done
+for _ in $(seq "$RANDOM_CUTS"); do
+  random_cut
+done
+
+crash_summary "cut_points=$CUT_POINTS random_cuts=$RANDOM_CUTS tasks=$TASKS" \
+  "records_lost=$RECORDS_LOST reported_then_lost=$REPORTED_THEN_LOST" \
+  "outputs_short=$OUTPUTS_SHORT records_checked=$INV_RECORDS_CHECKED failures=$FAILURES"
+[ "$FAILURES" -eq 0 ] || exit 1
+echo "PASS: $CUT_POINTS cut points and $RANDOM_CUTS random cuts, nothing lost"
