@@ -1,7 +1,7 @@
 #include <bgtask/exec/local/pause_control.hpp>
 #include <bgtask/exec/local/task_liveness.hpp>
 #include <bgtask/proc/process_info.hpp>
-#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/utf8.hpp>
@@ -46,21 +46,19 @@ void request_pause_change(const TaskDir& dir, const TaskRecord& record, PauseAct
   if (!lock) {
     throw_system("cannot " + verb + " task " + record.id + ": cannot open its lock", errno);
   }
-  {
-    UpdateLockGuard guard(*lock);
-    auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok) {
-      throw Error(ExitCode::failure, "cannot " + verb + " task " + record.id + ": " +
-                                       (loaded.status == LoadStatus::missing
-                                          ? std::string("its record disappeared")
-                                          : "cannot read its record: " + loaded.reason));
-    }
-    if (const auto why = refusal(loaded.record); !why.empty()) {
+  const auto update = update_record(dir, *lock, record.id, [&](TaskRecord& current) {
+    if (const auto why = refusal(current); !why.empty()) {
       throw Error(ExitCode::failure, "cannot " + verb + " task " + record.id + ": it " + why);
     }
-    loaded.record.pause.requested = action == PauseAction::pause;
-    add_event(loaded.record, verb + "_requested");
-    save_record(dir, loaded.record);
+    current.pause.requested = action == PauseAction::pause;
+    add_event(current, verb + "_requested");
+    return Change::save;
+  });
+  if (update.status != UpdateStatus::saved) {
+    throw Error(ExitCode::failure, "cannot " + verb + " task " + record.id + ": " +
+                                     (update.status == UpdateStatus::gone
+                                        ? std::string("it was removed")
+                                        : "cannot read its record: " + update.reason));
   }
   if (!signal_supervisor(record, *lock, SIGUSR1)) {
     throw Error(ExitCode::failure,
