@@ -104,7 +104,7 @@ TEST_F(Wait, FailsWhenTheRecordDisappearsWhileWaiting)
   std::filesystem::remove(record_path(id));
   const Result result = waiter.finish();
   EXPECT_FALSE(result.hung) << result;
-  EXPECT_EQ(result.exit_code, 1) << result;
+  EXPECT_EQ(result.exit_code, 8) << result; // removed
   EXPECT_NE(result.err.find(id), std::string::npos) << result;
 }
 

@@ -117,7 +117,10 @@ std::uint64_t files_size(const TaskDir& dir, const std::string& id)
 std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& id)
 {
   auto lock = TaskLock::open_existing(dir, id);
-  if (lock && (!lock->try_take_ownership() || !lock->try_lock_updates())) {
+  // A `wait` that has not read the final record yet keeps the task (reader
+  // lock): the next cleanup removes it.
+  if (lock &&
+      (!lock->try_take_ownership() || !lock->try_lock_updates() || !lock->try_exclude_readers())) {
     return std::nullopt;
   }
   const auto record_name = status_file_name(id);

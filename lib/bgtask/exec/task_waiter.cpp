@@ -4,6 +4,7 @@
 #include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
@@ -17,13 +18,34 @@ TaskRecord load_existing_record(const TaskDir& dir, const std::string& id)
 {
   auto loaded = load_record(dir, id);
   if (loaded.status == LoadStatus::missing) {
-    // `id` was resolved before, so the record has gone since.
-    throw Error(ExitCode::failure, "the record of task " + id + " disappeared from " + dir.path());
+    // `id` was resolved before, so the task was removed since.
+    throw Error(ExitCode::removed, "task " + id + " was removed from " + dir.path() +
+                                     " before its final state could be read");
   }
   if (loaded.status == LoadStatus::corrupt) {
     throw Error(ExitCode::failure, "record of task " + id + " is corrupt: " + loaded.reason);
   }
   return std::move(loaded.record);
+}
+
+// Holds the reader lock of each of `ids` (task_lock.hpp), so that `cleanup`
+// leaves the tasks until the wait has read their final records. Best effort:
+// a task already being removed is not held, and once descriptors run out
+// the rest are waited for without.
+std::vector<TaskLock> hold_for_reading(const TaskDir& dir, const std::vector<std::string>& ids)
+{
+  std::vector<TaskLock> held;
+  for (const auto& id : ids) {
+    try {
+      auto lock = TaskLock::open_existing(dir, id);
+      if (lock && lock->try_hold_for_reading()) {
+        held.push_back(std::move(*lock));
+      }
+    } catch (const Error&) {
+      break;
+    }
+  }
+  return held;
 }
 
 } // namespace
@@ -67,6 +89,7 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
   if (interrupts == Interrupts::end_wait) {
     watcher.watch_interrupts();
   }
+  const auto held = hold_for_reading(dir, ids);
   WaitResult result;
   for (;;) {
     result.records = load_current_records(dir, ids);

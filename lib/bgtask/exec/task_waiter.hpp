@@ -32,14 +32,16 @@ struct WaitResult
 // Blocks until every task in `ids` (WaitMode::any: one of them) is final,
 // reconciling as it goes, so a supervisor killed meanwhile ends the wait
 // with `lost` at once; or until `limit`, or a caught interrupt. Returns within milliseconds of the
-// final record being written (task_watcher.hpp). Throws Error(failure) if a record disappears or
-// becomes corrupt while waited for.
+// final record being written (task_watcher.hpp). Holds each task's reader
+// lock meanwhile, so `cleanup` does not remove a task before its final
+// record was read here. Throws Error(removed) if a task was removed before
+// that lock was taken, Error(failure) if a record becomes corrupt.
 WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
                           std::optional<Milliseconds> limit,
                           Interrupts interrupts = Interrupts::ignore);
 
-// Loads and reconciles the record of a resolved ID; throws Error(failure) if
-// it has disappeared or is corrupt.
+// Loads and reconciles the record of a resolved ID; throws Error(removed) if
+// it has disappeared, Error(failure) if it is corrupt.
 TaskRecord load_current_record(const TaskDir& dir, const std::string& id);
 
 // load_current_record for several IDs, reconciled as one batch

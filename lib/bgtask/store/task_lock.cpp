@@ -14,6 +14,7 @@ namespace {
 
 constexpr off_t k_ownership_byte = 0;
 constexpr off_t k_update_byte = 1;
+constexpr off_t k_reader_byte = 2;
 
 enum class Wait { yes, no };
 
@@ -112,6 +113,16 @@ void TaskLock::lock_updates()
 void TaskLock::unlock_updates()
 {
   set_lock(m_fd.get(), F_UNLCK, k_update_byte, Wait::no);
+}
+
+bool TaskLock::try_hold_for_reading()
+{
+  return set_lock(m_fd.get(), F_RDLCK, k_reader_byte, Wait::no) == 0;
+}
+
+bool TaskLock::try_exclude_readers()
+{
+  return set_lock(m_fd.get(), F_WRLCK, k_reader_byte, Wait::no) == 0;
 }
 
 bool TaskLock::is_linked(const TaskDir& dir, std::string_view id) const

@@ -15,7 +15,9 @@ class TaskDir;
 //   whole life, so "lock free" means "supervisor gone", whatever happened to
 //   its pid; a reconciler that takes it may rewrite the record alone;
 // - the update lock (byte 1) is held briefly by anyone who reads, changes
-//   and replaces the record, so concurrent updates never lose each other.
+//   and replaces the record, so concurrent updates never lose each other;
+// - the reader lock (byte 2) is held shared by waiters until they have read
+//   the task's final record; `cleanup` leaves a task while it is held.
 // Both are released by the kernel when the last descriptor of the open file
 // description closes, including when the process dies.
 class TaskLock
@@ -44,6 +46,14 @@ public:
 
   // Releases the update lock.
   void unlock_updates();
+
+  // Takes the reader lock shared, without waiting; false if `cleanup` holds
+  // it (it is removing the task).
+  bool try_hold_for_reading();
+
+  // Takes the reader lock exclusively, without waiting; false while a
+  // waiter holds it.
+  bool try_exclude_readers();
 
   // True while `ID.lock` in `dir` is still this open file (not removed by
   // `cleanup`, not replaced). Checked under the update lock, it tells a

@@ -12,7 +12,7 @@ namespace bgtask {
 // and docs/bgtask.1, "Exit codes"; tests/shell/test_man_page.sh checks the
 // page names each). Codes of a task's own exit status (0-255, 128 + signal)
 // are passed through as plain ints. The waiter's own outcomes (3-9) say
-// that the tasks still run; 4-9 belong to `wait`.
+// that the tasks still run (8: that one is gone); 4-9 belong to `wait`.
 enum class ExitCode : int {
   success = 0,
   failure = 1,         // bgtask itself failed (I/O error, unexpected condition)
@@ -22,6 +22,7 @@ enum class ExitCode : int {
   interrupted = 5,     // `wait`/`output --follow` got SIGINT/SIGTERM/SIGHUP; the tasks still run
   condition_unmet = 6, // `wait --until-output/--until-port/--idle`: the task ended first
   idle = 7,            // `wait --idle`: the task printed nothing for DUR while it ran
+  removed = 8,         // `wait`: a task was removed (`cleanup`) before its final state was read
   limit_reached = 69,  // `start --max-running`: too many tasks running; nothing started
   lost = 75,           // a task's outcome is unknown (supervisor died, host rebooted)
   limits_unavailable = 78, // `start --memory-max/--pids-max/--cpu-max`: no writable cgroup here
