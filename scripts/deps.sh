@@ -43,9 +43,19 @@ case "$group" in
 esac
 packages+=("$@")
 
+# A package whose command is already there by other means counts as present:
+# Node.js builds that bundle npm (NodeSource's nodejs) conflict with Debian's npm.
+provided_by_command() {
+  case "$1" in
+    npm) command -v npm >/dev/null ;;
+    *) return 1 ;;
+  esac
+}
+
 missing=()
 for p in "${packages[@]}"; do
-  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] ||
+    provided_by_command "$p" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=()
