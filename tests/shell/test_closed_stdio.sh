@@ -24,7 +24,7 @@ for closed in '<&-' '>&-' '2>&-' '<&- >&- 2>&-'; do
   [ "$rc" -eq 0 ] || fail "start with $closed: exit $rc: $out"
   after=$(ls "$D" | grep -c 'status.json$' || true)
   [ "$after" -eq $((before + 1)) ] || fail "start with $closed made no record"
-  id=$(ls -t "$D" | grep 'status.json$' | head -1); id=${id%.status.json}
+  id=$(ls -t "$D" | grep 'status.json$' | sed -n 1p); id=${id%.status.json}
   rc=0
   bash -c "timeout 60 \"\$BGTASK\" --dir \"\$D\" wait $id $closed" >/dev/null 2>&1 || rc=$?
   [ "$rc" -eq 3 ] || fail "wait with $closed: exit $rc (want the command's 3)"
