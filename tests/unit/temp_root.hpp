@@ -2,12 +2,17 @@
 
 // A scratch directory for one unit test.
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 
-// Creates /tmp/bgtask-LABEL.XXXXXX; removes it and all it holds when it goes.
+// Creates /tmp/bgtask-LABEL.XXXXXX; removes it and all it holds when it
+// goes, unless the current test has failed: then it is kept for a look and
+// its path printed.
 class TempRoot
 {
 public:
@@ -21,6 +26,10 @@ public:
   }
   ~TempRoot()
   {
+    if (::testing::Test::HasFailure()) {
+      std::cerr << "kept the scratch directory of the failed test: " << m_path.string() << '\n';
+      return;
+    }
     std::error_code ignored;
     std::filesystem::remove_all(m_path, ignored);
   }
