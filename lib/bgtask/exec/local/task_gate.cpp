@@ -29,6 +29,7 @@
 #include <set>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -108,7 +109,8 @@ public:
     if (m_inotify) {
       const std::string path = "/proc/self/fd/" + std::to_string(dir.fd());
       if (::inotify_add_watch(m_inotify.get(), path.c_str(),
-                              IN_MOVED_TO | IN_DELETE | IN_ONLYDIR | IN_EXCL_UNLINK) < 0) {
+                              IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR |
+                                IN_EXCL_UNLINK) < 0) {
         m_inotify.close();
       }
     }
@@ -121,6 +123,9 @@ public:
   {
     m_phase = m_record.after.empty() ? Phase::slot : Phase::after;
     for (;;) {
+      if (task_removed()) {
+        ::_exit(0); // nothing is left to run or to record
+      }
       if (m_cancelled) {
         end_without_running(TaskState::cancelled, "cancelled on request while queued");
       }
@@ -344,6 +349,19 @@ private:
   }
 
   // Reads pending inotify events; true if one may matter to this waiter.
+  // True once the task directory was removed (no links left) or the
+  // task's own record was deleted: a waiter then has nothing to wait for.
+  bool task_removed() const
+  {
+    struct stat st
+    {
+    };
+    if (::fstat(m_dir.fd(), &st) == 0 && st.st_nlink == 0) {
+      return true;
+    }
+    return load_record(m_dir, m_record.id).status == LoadStatus::missing;
+  }
+
   bool drain_relevant()
   {
     alignas(inotify_event) std::array<char, 16384> buffer{};
@@ -353,9 +371,9 @@ private:
       for (ssize_t at = 0; at < n;) {
         const auto* event = reinterpret_cast<const inotify_event*>(buffer.data() + at);
         at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
-        if ((event->mask & IN_Q_OVERFLOW) != 0) {
+        if ((event->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_IGNORED)) != 0) {
           m_rescan = true;
-          relevant = true;
+          relevant = true; // lost events, or the directory itself went
           continue;
         }
         const std::string name(event->len > 0 ? event->name : "");
@@ -364,6 +382,11 @@ private:
           continue;
         }
         const auto file = parse_task_file_name(name);
+        if (file && file->kind == TaskFileKind::status && file->id == m_record.id &&
+            (event->mask & IN_DELETE) != 0) {
+          relevant = true; // the own record was deleted
+          continue;
+        }
         if (file && file->kind == TaskFileKind::status && relevant_id(file->id)) {
           if (m_phase == Phase::slot) {
             m_dirty.insert(file->id);
