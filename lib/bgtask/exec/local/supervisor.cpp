@@ -840,7 +840,11 @@ void prepare(SupervisorRun& run)
                                        : nullptr;
   Attempts attempts(run.dir, plan, run.signal_fd.get(), keeper, std::move(run.capture_input),
                     [&](const std::string& line) { run.report(line); });
-  const auto [status, stopping] = attempts.run();
+  // Not a structured binding: the lambda below uses both (clang 14 cannot
+  // capture bindings).
+  const auto outcome = attempts.run();
+  const auto& status = outcome.first;
+  const auto& stopping = outcome.second;
   CgroupReport cgroup_report;
   if (plan.cgroup) {
     cgroup_report = CgroupReport{plan.cgroup->memory_peak(), plan.cgroup->pids_limit_hits()};
