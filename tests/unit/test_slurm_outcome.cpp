@@ -46,7 +46,7 @@ TaskRecord queued_record()
   r.command = {"true"};
   r.cwd = "/";
   r.executor = "slurm";
-  r.slurm = bgtask::SlurmJobRef{"7", "ci"};
+  r.slurm = bgtask::SlurmJobRef{"7", "ci", std::nullopt};
   r.state = TaskState::queued;
   r.created_at = bgtask::now();
   return r;
@@ -178,10 +178,17 @@ TEST(SlurmStateMapping, AgreesBetweenControllerJobcompAndSacct)
     EXPECT_EQ(outcome_of(controller, name).state, outcome_of(sacct, name).state) << name;
   }
   // The log is right about exit codes of failures, and writes 0:0 for
-  // cancellations and time limits.
+  // cancellations and time limits: a job Slurm stopped gets the signal the
+  // controller reports, whoever answers; one that never ran gets none.
   EXPECT_EQ(outcome_of(jobcomp, "bgtask-exit3").exit_code, 3);
   EXPECT_EQ(outcome_of(jobcomp, "bgtask-kill9").signal, 9);
-  EXPECT_FALSE(outcome_of(jobcomp, "bgtask-timeout").signal);
+  for (const auto* name : {"bgtask-timeout", "bgtask-busy", "bgtask-pending"}) {
+    EXPECT_EQ(outcome_of(controller, name).signal, outcome_of(jobcomp, name).signal) << name;
+    EXPECT_EQ(outcome_of(controller, name).signal, outcome_of(sacct, name).signal) << name;
+    EXPECT_FALSE(outcome_of(sacct, name).exit_code) << name;
+  }
+  EXPECT_EQ(outcome_of(sacct, "bgtask-busy").signal, 15);
+  EXPECT_FALSE(outcome_of(sacct, "bgtask-pending").signal);
 }
 
 TEST(SlurmTime, ParsesLocalTimesAndRejectsTheRest)
@@ -260,12 +267,59 @@ TEST(ApplySlurmOutcome, SaysWhyACancelledOrTimedOutTaskEnded)
 
   TaskRecord limited = queued_record();
   limited.timeout_s = 60;
-  const auto timed_out = bgtask::slurm_outcome(job("TIMEOUT", "0:15"));
+  limited.timeout_s = 5;
+  auto limit = job("TIMEOUT", "0:15");
+  limit.time_limit = "00:01:00";
+  const auto timed_out = bgtask::slurm_outcome(limit);
   ASSERT_TRUE(timed_out);
   EXPECT_TRUE(bgtask::apply_slurm_outcome(limited, *timed_out));
   EXPECT_EQ(limited.state, TaskState::timed_out);
   EXPECT_EQ(limited.signal, 15);
-  EXPECT_EQ(limited.error, "timed out after 1m00s (Slurm time limit)");
+  EXPECT_EQ(limited.error, "Slurm time limit reached (TimeLimit=00:01:00), from --timeout 5.0s "
+                           "rounded up to whole minutes");
+}
+
+TEST(ApplySlurmOutcome, EndsATaskWhoseDependencyFailed)
+{
+  auto never = job("CANCELLED");
+  never.reason = "DependencyNeverSatisfied";
+  never.node_list = "(null)";
+  const auto outcome = bgtask::slurm_outcome(never);
+  ASSERT_TRUE(outcome);
+  TaskRecord record = queued_record();
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *outcome));
+  EXPECT_EQ(record.state, TaskState::failed);
+  EXPECT_FALSE(record.started_at);
+  ASSERT_TRUE(record.error);
+  EXPECT_NE(record.error->find("dependency did not succeed"), std::string::npos) << *record.error;
+}
+
+TEST(ApplySlurmOutcome, KeepsThePendingReasonWhileQueued)
+{
+  TaskRecord record = queued_record();
+  auto held = job("PENDING");
+  held.reason = "JobHeldUser";
+  held.node_list = "(null)";
+  const auto outcome = bgtask::slurm_outcome(held);
+  ASSERT_TRUE(outcome);
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *outcome));
+  EXPECT_EQ(record.state, TaskState::queued);
+  EXPECT_EQ(record.slurm->pending_reason, "JobHeldUser");
+  EXPECT_EQ(record.events.back().kind, "pending");
+  EXPECT_FALSE(bgtask::apply_slurm_outcome(record, *outcome)); // the same reason again
+
+  held.reason = "PartitionDown";
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *bgtask::slurm_outcome(held)));
+  EXPECT_EQ(record.slurm->pending_reason, "PartitionDown");
+  held.reason = "None";
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *bgtask::slurm_outcome(held)));
+  EXPECT_FALSE(record.slurm->pending_reason);
+
+  auto two_nodes = job("RUNNING");
+  two_nodes.node_list = "n[1-2]";
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *bgtask::slurm_outcome(two_nodes)));
+  EXPECT_EQ(record.events.back().message, "Slurm job 7 on n[1-2]");
+  EXPECT_FALSE(record.slurm->pending_reason);
 }
 
 TEST(ApplySlurmOutcome, RecordsAVanishedJobAsLost)

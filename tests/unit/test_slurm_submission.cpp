@@ -103,13 +103,79 @@ TEST(SbatchArguments, PutsUserArgumentsBeforeWhatBgtaskDependsOn)
 
 TEST(SbatchArguments, RefusesArgumentsThatTakeTheJobOutOfBgtasksHands)
 {
+  const bgtask::SlurmArgContext plain;
   for (const auto* arg : {"--output=x", "-o", "-ox", "--out=x", "--error=x", "-e",
                           "--open-mode=truncate", "--job-name=x", "-J", "--parsable", "--array=1-3",
                           "-a", "--wait", "-W", "--wrap=true", "--clusters=c", "-M"}) {
-    EXPECT_THROW(bgtask::check_slurm_args({arg}), bgtask::Error) << arg;
+    EXPECT_THROW(bgtask::check_slurm_args({arg}, plain), bgtask::Error) << arg;
   }
   EXPECT_NO_THROW(bgtask::check_slurm_args({"--mem=1G", "--cpus-per-task=2", "-c", "--exclusive",
-                                            "--partition=x", "--qos=high", "-N1", "--gres=gpu:1"}));
+                                            "--partition=x", "--qos=high", "-N1", "--gres=gpu:1"},
+                                           plain));
+}
+
+TEST(SbatchArguments, RefusesEveryPrefixSbatchWouldAccept)
+{
+  // sbatch's getopt_long takes any unambiguous prefix of a long option.
+  const bgtask::SlurmArgContext plain;
+  for (const auto* arg : {"--ar=1-3", "--arr=1-3", "--wr=true", "--ou=x", "--er=x", "--ope=t",
+                          "--jo=x", "--pars", "--wai", "--cl=c", "--cluster=c", "--o=x"}) {
+    EXPECT_THROW(bgtask::check_slurm_args({arg}, plain), bgtask::Error) << arg;
+  }
+  // Short options after flags that take no value, in one word.
+  for (const auto* arg : {"-Ho/tmp/x", "-vWx", "-Qa1-3", "-sJname"}) {
+    EXPECT_THROW(bgtask::check_slurm_args({arg}, plain), bgtask::Error) << arg;
+  }
+  // A letter inside an option's value is the value.
+  EXPECT_NO_THROW(bgtask::check_slurm_args(
+    {"-pdebug_o", "-Aproject-a", "--wait-all-nodes=1", "--exclude=n1", "--", "--time=1"}, plain));
+}
+
+TEST(SbatchArguments, NamesOptionByPrefixAndShortLetter)
+{
+  EXPECT_TRUE(bgtask::names_option("--dep=afterok:1", "dependency", 'd'));
+  EXPECT_TRUE(bgtask::names_option("-dafterok:1", "dependency", 'd'));
+  EXPECT_TRUE(bgtask::names_option("-Hd", "dependency", 'd'));
+  EXPECT_FALSE(bgtask::names_option("--dependencyx", "dependency", 'd'));
+  EXPECT_FALSE(bgtask::names_option("-pd", "dependency", 'd'));
+  EXPECT_FALSE(bgtask::names_option("d", "dependency", 'd'));
+}
+
+TEST(SbatchArguments, KeepsDependenciesInBgtasksHandsWithAfter)
+{
+  const bgtask::SlurmArgContext after{true, false};
+  EXPECT_THROW(bgtask::check_slurm_args({"--dependency=afterany:3"}, after), bgtask::Error);
+  EXPECT_THROW(bgtask::check_slurm_args({"-d", "afterany:3"}, after), bgtask::Error);
+  EXPECT_THROW(bgtask::check_slurm_args({"--kill-on=no"}, after), bgtask::Error);
+  EXPECT_NO_THROW(bgtask::check_slurm_args({"--dependency=afterany:3"}, {}));
+
+  auto request = request_for({"true"});
+  request.slurm.after_jobs = {"12", "15"};
+  const auto args = bgtask::sbatch_arguments(request, "/o");
+  EXPECT_LT(position(args, "--dependency=afterok:12:15"), args.size());
+  EXPECT_LT(position(args, "--kill-on-invalid-dep=yes"), args.size());
+  EXPECT_EQ(
+    position(bgtask::sbatch_arguments(request_for({"true"}), "/o"), "--kill-on-invalid-dep=yes"),
+    bgtask::sbatch_arguments(request_for({"true"}), "/o").size());
+}
+
+TEST(SbatchArguments, LetsEnvValuesThroughARestrictedExport)
+{
+  const bgtask::SlurmArgContext env{false, true};
+  for (const auto* arg : {"--export=NONE", "--export=none", "--export=NIL", "--export=NONE,X=1"}) {
+    EXPECT_THROW(bgtask::check_slurm_args({arg}, env), bgtask::Error) << arg;
+    EXPECT_NO_THROW(bgtask::check_slurm_args({arg}, {})) << arg;
+  }
+  EXPECT_NO_THROW(bgtask::check_slurm_args({"--export=HOME", "--export=ALL,X=1"}, env));
+
+  auto request = request_for({"true"});
+  request.record.env_names = {"TOKEN", "MODE"};
+  request.slurm.args = {"--export=HOME,PATH"};
+  const auto args = bgtask::sbatch_arguments(request, "/o");
+  EXPECT_LT(position(args, "--export=HOME,PATH,TOKEN,MODE"), args.size());
+  EXPECT_EQ(position(args, "--export=HOME,PATH"), args.size());
+  request.slurm.args = {"--export=ALL,X=1"};
+  EXPECT_LT(position(bgtask::sbatch_arguments(request, "/o"), "--export=ALL,X=1"), args.size());
 }
 
 TEST(SlurmFilePattern, EscapesPercentSigns)

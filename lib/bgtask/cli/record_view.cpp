@@ -179,6 +179,9 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
                exit_text(record), record.started_at ? format_local_time(*record.started_at) : "-",
                duration.count() >= 0 ? format_duration(duration) : "-"};
   if (columns == ListColumns::wide) {
+    if (record.state == TaskState::queued && record.slurm && record.slurm->pending_reason) {
+      row[1] += escape_table_cell(" (" + *record.slurm->pending_reason + ")");
+    }
     row.insert(row.end(), {escape_table_cell(record.name ? *record.name : "-"),
                            escape_table_cell(record.cwd), escape_table_cell(command_text(record))});
   } else {
@@ -311,7 +314,10 @@ std::string status_text(const TaskRecord& r)
   if (r.slurm) {
     add_line(out, "Slurm",
              "job " + r.slurm->job_id +
-               (r.slurm->cluster ? " on cluster " + *r.slurm->cluster : ""));
+               (r.slurm->cluster ? " on cluster " + *r.slurm->cluster : "") +
+               (r.state == TaskState::queued && r.slurm->pending_reason
+                  ? ", pending: " + *r.slurm->pending_reason
+                  : ""));
   }
   if (r.progress) {
     add_line(out, "Progress",

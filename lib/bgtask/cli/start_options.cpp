@@ -1,6 +1,7 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/exec/executors.hpp>
+#include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/dir_lock.hpp>
@@ -162,8 +163,9 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
 // Picks the executor (--executor, else $BGTASK_EXECUTOR, else local) and
 // takes the Slurm options, refusing them for local tasks and refusing what
 // only a local supervisor can do for Slurm tasks.
-void choose_executor(const po::variables_map& vm, LaunchRequest& request)
+void choose_executor(const po::variables_map& vm, StartPlan& plan)
 {
+  LaunchRequest& request = plan.request;
   const char* env = std::getenv("BGTASK_EXECUTOR");
   const auto option = optional_value<std::string>(vm, "executor");
   const std::string name = option ? *option : env != nullptr && *env != '\0' ? env : "local";
@@ -183,15 +185,15 @@ void choose_executor(const po::variables_map& vm, LaunchRequest& request)
     }
     return;
   }
-  check_slurm_args(slurm.args);
+  check_slurm_args(slurm.args,
+                   SlurmArgContext{!plan.after.empty(), !request.env_additions.empty()});
   if (request.argv.front().starts_with('-')) {
     throw_usage("a command name starting with '-' cannot be run by the slurm executor");
   }
-  if (vm.count("max-output") != 0 || request.record.queue || !request.record.after.empty() ||
-      request.record.on_exit || request.record.options.retry ||
-      request.record.options.limits.any()) {
-    throw_usage("--max-output, --queue, --after, --on-exit, --retry and resource limits need the "
-                "local executor");
+  if (vm.count("max-output") != 0 || request.record.queue || request.record.on_exit ||
+      request.record.options.retry || request.record.options.limits.any()) {
+    throw_usage("--max-output, --queue, --on-exit, --retry and resource limits need the local "
+                "executor");
   }
   request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
 }
@@ -446,7 +448,7 @@ StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string>
   add_limits(vm, plan.request);
   plan.dedupe = vm.count("dedupe") != 0;
   plan.max_running = running_limit(optional_value<std::string>(vm, "max-running"));
-  choose_executor(vm, plan.request);
+  choose_executor(vm, plan);
   auto& options = plan.request.record.options;
   options.max_output = plan.request.max_output;
   options.partition = plan.request.slurm.partition;
@@ -480,7 +482,7 @@ StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> en
   request.grace = Milliseconds(std::llround(original.grace_s * 1000));
   request.max_output = original.options.max_output;
   request.slurm = SlurmRequest{original.options.partition, original.options.slurm_time,
-                               original.options.slurm_args};
+                               original.options.slurm_args, {}};
   plan.after = original.after;
   plan.max_running = running_limit(std::nullopt);
   return plan;
@@ -499,6 +501,9 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
     }
   }
   request.record.after = resolve_task_ids(dir, plan.after);
+  if (request.record.executor == "slurm" && !request.record.after.empty()) {
+    load_slurm_dependencies(dir, request.record.after); // refuses local dependencies
+  }
   request.record.fingerprint = task_fingerprint(dir, request);
   if (plan.dedupe && !request.record.fingerprint) {
     throw Error(ExitCode::failure,

@@ -16,6 +16,7 @@ struct SlurmRequest
   std::optional<std::string> partition;  // --partition
   std::optional<std::string> time_limit; // --slurm-time, verbatim (else derived from --timeout)
   std::vector<std::string> args;         // --slurm-arg, verbatim
+  std::vector<std::string> after_jobs;   // job ids of the unfinished --after tasks (afterok)
 };
 
 // Everything needed to run one task, beyond what its record says.

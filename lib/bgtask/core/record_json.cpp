@@ -77,6 +77,7 @@ json::value slurm_to_json(const std::optional<SlurmJobRef>& slurm)
   auto& o = v.emplace_object();
   o["job_id"] = to_valid_utf8(slurm->job_id);
   o["cluster"] = optional_string(slurm->cluster);
+  o["pending_reason"] = optional_string(slurm->pending_reason);
   return v;
 }
 
@@ -365,6 +366,7 @@ SlurmJobRef decode_slurm(const json::object& o)
   SlurmJobRef slurm;
   slurm.job_id = get_string(require(o, "job_id"), "slurm.job_id");
   slurm.cluster = opt_string(o, "cluster");
+  slurm.pending_reason = opt_string(o, "pending_reason");
   return slurm;
 }
 

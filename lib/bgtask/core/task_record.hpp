@@ -75,6 +75,9 @@ struct SlurmJobRef
 {
   std::string job_id;                 // as `sbatch --parsable` printed it
   std::optional<std::string> cluster; // ClusterName of the controller that accepted it
+  // While the job is pending: Slurm's reason (`Priority`, `JobHeldUser`,
+  // `PartitionDown`, `Dependency`, ...); absent once it runs.
+  std::optional<std::string> pending_reason;
 };
 
 // --- Lifecycle: retries, rerun, pause and resource limits -----------------

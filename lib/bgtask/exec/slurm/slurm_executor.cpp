@@ -1,3 +1,4 @@
+#include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/proc/caller_umask.hpp>
@@ -65,46 +66,18 @@ std::string task_count(std::size_t n)
   return std::to_string(n) + (n == 1 ? " Slurm task" : " Slurm tasks");
 }
 
-} // namespace
-
-// `lock` stays owned until the record is written, so cleanup leaves the
-// task's first files alone meanwhile; nothing holds it afterwards.
-LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+// Records how sbatch ended: the job, or why there is none.
+LaunchResult record_submission(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+                               const ClientResult& result, const std::string& cluster)
 {
-  TaskRecord& record = request.record;
   const std::string& id = record.id;
-  const std::string script = slurm_batch_script(request, dir.path(), caller_umask());
-  std::string problem;
-  const auto cluster = config(problem);
-  if (!cluster) {
-    throw Error(ExitCode::failure,
-                "the Slurm controller did not answer (" + problem + "); nothing was submitted");
-  }
-  const auto output_name = output_file_name(id);
-  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
-                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!output) {
-    throw_system("cannot create " + dir.file_path(output_name), errno);
-  }
-  output.close();
-
-  ClientCall call;
-  call.argv = sbatch_arguments(request, dir.file_path(output_name));
-  call.input = script;
-  call.env_additions = request.env_additions;
-  call.timeout = std::max(slurm_client_timeout(), k_min_submit_timeout);
-  const ClientResult result = run_client(call);
-
-  record.executor = "slurm";
-  record.owner.reset();
-  record.child.reset();
   const auto job = result.end == ClientEnd::exited && result.exit_code == 0
                      ? parse_sbatch_output(result.out)
                      : std::nullopt;
   if (job) {
     record.slurm = *job;
     if (!record.slurm->cluster) {
-      record.slurm->cluster = cluster->cluster;
+      record.slurm->cluster = cluster;
     }
     record.state = TaskState::queued;
     add_event(record, "submitted",
@@ -132,6 +105,50 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   }
   create_record(dir, lock, record);
   return launch_result;
+}
+
+} // namespace
+
+// `lock` stays owned until the record is written, so cleanup leaves the
+// task's first files alone meanwhile; nothing holds it afterwards.
+LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+{
+  TaskRecord& record = request.record;
+  const std::string script = slurm_batch_script(request, dir.path(), caller_umask());
+  std::string problem;
+  const auto cluster = config(problem);
+  if (!cluster) {
+    throw Error(ExitCode::failure,
+                "the Slurm controller did not answer (" + problem + "); nothing was submitted");
+  }
+  record.executor = "slurm";
+  record.owner.reset();
+  record.child.reset();
+  if (!record.after.empty()) {
+    auto dependencies = load_slurm_dependencies(dir, record.after);
+    reconcile(dir, dependencies);
+    auto judged = judge_slurm_dependencies(dependencies, cluster->cluster);
+    if (judged.failed) {
+      finish_record(record, TaskState::failed, *judged.failed);
+      create_record(dir, lock, record);
+      return {};
+    }
+    request.slurm.after_jobs = std::move(judged.job_ids);
+  }
+  const auto output_name = output_file_name(record.id);
+  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
+                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!output) {
+    throw_system("cannot create " + dir.file_path(output_name), errno);
+  }
+  output.close();
+
+  ClientCall call;
+  call.argv = sbatch_arguments(request, dir.file_path(output_name));
+  call.input = script;
+  call.env_additions = request.env_additions;
+  call.timeout = std::max(slurm_client_timeout(), k_min_submit_timeout);
+  return record_submission(dir, lock, record, run_client(call), cluster->cluster);
 }
 
 void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)

@@ -125,10 +125,11 @@ std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text)
     job.exit_code = value_of(pairs, "ExitCode");
     job.start_time = value_of(pairs, "StartTime");
     job.end_time = value_of(pairs, "EndTime");
-    job.node_list = value_of(pairs, "BatchHost");
-    if (job.node_list.empty()) {
-      job.node_list = value_of(pairs, "NodeList");
+    job.node_list = value_of(pairs, "NodeList");
+    if (job.node_list.empty() || job.node_list == "(null)") {
+      job.node_list = value_of(pairs, "BatchHost");
     }
+    job.time_limit = value_of(pairs, "TimeLimit");
     if (is_job_id(job.job_id) && !job.state.empty()) {
       jobs.push_back(std::move(job));
     }

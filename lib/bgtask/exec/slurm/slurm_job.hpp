@@ -18,7 +18,9 @@ struct SlurmJobInfo
   std::string exit_code;  // `code:signal`, e.g. `3:0`, `0:9`
   std::string start_time; // as printed: `2026-11-29T19:08:53`, `Unknown`, ...
   std::string end_time;
-  std::string node_list; // BatchHost / NodeList; empty or `(null)` when it never ran
+  std::string node_list; // NodeList (all the job's nodes); empty or `(null)` when it never ran
+  std::string
+    time_limit; // the controller's TimeLimit (`00:01:00`, `UNLIMITED`); empty from accounting
 };
 
 // Parses `scontrol show job -o` output: one `Key=Value ...` line per job.

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <charconv>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 
@@ -65,12 +66,64 @@ bool take_exit_status(SlurmOutcome& outcome, std::string_view exit_code)
   return status->first != 0 || status->second != 0;
 }
 
+// For a job Slurm stopped (cancelled, time limit): the signal the
+// controller reports, or SIGTERM (what Slurm sends first) when the source
+// says 0:0, as accounting does; nothing for a job that never ran.
+void take_stop_signal(SlurmOutcome& outcome, std::string_view exit_code)
+{
+  if (outcome.node.empty()) {
+    return;
+  }
+  take_exit_status(outcome, exit_code);
+  if (!outcome.signal && !outcome.exit_code) {
+    outcome.signal = SIGTERM;
+  }
+}
+
 void set_duration(TaskRecord& record)
 {
   if (record.started_at && record.finished_at && *record.finished_at >= *record.started_at) {
     record.duration_s =
       static_cast<double>((*record.finished_at - *record.started_at).count()) / 1000.0;
   }
+}
+
+// The pending reason as a record keeps it; true if it changed.
+bool take_pending_reason(TaskRecord& record, const SlurmOutcome& outcome)
+{
+  if (!record.slurm) {
+    return false;
+  }
+  auto reason = outcome.state == TaskState::queued && !outcome.pending_reason.empty()
+                  ? std::optional(outcome.pending_reason)
+                  : std::nullopt;
+  if (record.slurm->pending_reason == reason) {
+    return false;
+  }
+  record.slurm->pending_reason = std::move(reason);
+  return true;
+}
+
+// Applies a queued or running outcome; true if the record changed.
+bool apply_unfinished(TaskRecord& record, const SlurmOutcome& outcome, const std::string& job)
+{
+  const bool reason_changed = take_pending_reason(record, outcome);
+  if (record.state == outcome.state) {
+    if (reason_changed && record.slurm->pending_reason) {
+      add_event(record, "pending", job + ": " + *record.slurm->pending_reason);
+    }
+    return reason_changed;
+  }
+  record.state = outcome.state;
+  if (outcome.state == TaskState::running) {
+    record.started_at = outcome.started_at.value_or(now());
+    add_event(record, "started", job + (outcome.node.empty() ? "" : " on " + outcome.node));
+  } else {
+    add_event(record, "requeued",
+              job + " is pending again" +
+                (outcome.pending_reason.empty() ? "" : " (" + outcome.pending_reason + ")"));
+  }
+  return true;
 }
 
 } // namespace
@@ -120,6 +173,10 @@ std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job)
   if (one_of(state, k_queued_states)) {
     outcome.state = TaskState::queued;
     outcome.started_at.reset();
+    outcome.node.clear();
+    if (job.reason != "None" && job.reason != "(null)") {
+      outcome.pending_reason = job.reason;
+    }
     return outcome;
   }
   if (one_of(state, k_running_states)) {
@@ -143,14 +200,20 @@ std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job)
         outcome.reason += " (" + job.reason + ")";
       }
     }
+  } else if (state == "CANCELLED" && job.reason == "DependencyNeverSatisfied") {
+    outcome.state = TaskState::failed;
+    outcome.reason = "not run: a dependency did not succeed (Slurm: DependencyNeverSatisfied)";
   } else if (state == "CANCELLED") {
     outcome.state = TaskState::cancelled;
-    take_exit_status(outcome, job.exit_code);
+    take_stop_signal(outcome, job.exit_code);
     outcome.reason = "cancelled in Slurm";
   } else if (state == "TIMEOUT") {
     outcome.state = TaskState::timed_out;
-    take_exit_status(outcome, job.exit_code);
+    take_stop_signal(outcome, job.exit_code);
     outcome.reason = "Slurm time limit reached";
+    if (!job.time_limit.empty()) {
+      outcome.reason += " (TimeLimit=" + job.time_limit + ")";
+    }
   } else if (one_of(state, k_failure_states)) {
     outcome.state = TaskState::failed;
     take_exit_status(outcome, job.exit_code);
@@ -176,17 +239,7 @@ bool apply_slurm_outcome(TaskRecord& record, const SlurmOutcome& outcome)
   }
   const std::string job = record.slurm ? "Slurm job " + record.slurm->job_id : "Slurm job";
   if (!is_final(outcome.state)) {
-    if (record.state == outcome.state) {
-      return false;
-    }
-    record.state = outcome.state;
-    if (outcome.state == TaskState::running) {
-      record.started_at = outcome.started_at.value_or(now());
-      add_event(record, "started", job + (outcome.node.empty() ? "" : " on " + outcome.node));
-    } else {
-      add_event(record, "requeued", job + " is pending again");
-    }
-    return true;
+    return apply_unfinished(record, outcome, job);
   }
   if (!record.started_at && outcome.started_at) {
     record.started_at = outcome.started_at;
@@ -197,9 +250,12 @@ bool apply_slurm_outcome(TaskRecord& record, const SlurmOutcome& outcome)
   if (outcome.state == TaskState::cancelled && record.cancel_request) {
     reason = "cancelled on request";
   } else if (outcome.state == TaskState::timed_out && record.timeout_s) {
-    reason = "timed out after " +
-             format_duration(Milliseconds(static_cast<std::int64_t>(*record.timeout_s * 1000))) +
-             " (Slurm time limit)";
+    reason += ", from --timeout " +
+              format_duration(Milliseconds(static_cast<std::int64_t>(*record.timeout_s * 1000))) +
+              " rounded up to whole minutes";
+  }
+  if (record.slurm) {
+    record.slurm->pending_reason.reset();
   }
   finish_record(record, outcome.state,
                 outcome.state == TaskState::succeeded ? std::nullopt : std::optional(reason));

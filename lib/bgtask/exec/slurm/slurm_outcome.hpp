@@ -18,17 +18,22 @@ struct SlurmOutcome
   std::string reason;                  // why a final state was reached
   std::optional<TimePoint> started_at; // set only if the job ever ran
   std::optional<TimePoint> finished_at;
-  std::string node; // where it runs or ran
+  std::string node;           // where it runs or ran (every node of a multi-node job)
+  std::string pending_reason; // queued: Slurm's reason, if it gives one
 };
 
 // Maps a job to its task's state: PENDING (and the requeue and hold
 // states) -> queued; RUNNING, COMPLETING (and SUSPENDED, STOPPED,
 // SIGNALING, STAGE_OUT, RESIZING) -> running; COMPLETED -> succeeded;
 // FAILED -> failed with the exit code and signal of `ExitCode=code:signal`;
-// CANCELLED -> cancelled; TIMEOUT -> timed_out; NODE_FAIL, OUT_OF_MEMORY,
-// PREEMPTED, BOOT_FAIL, DEADLINE, SPECIAL_EXIT -> failed with Slurm's state
-// as the reason. nullopt for a state bgtask does not know (the record is
-// then left as it is).
+// CANCELLED -> cancelled, with the signal 15 for a job that ran whoever
+// answers (the controller says 0:15, accounting 0:0) and none for one that
+// never ran; CANCELLED for
+// DependencyNeverSatisfied -> failed (an --after dependency did not
+// succeed); TIMEOUT -> timed_out, naming Slurm's TimeLimit when known;
+// NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, BOOT_FAIL, DEADLINE, SPECIAL_EXIT ->
+// failed with Slurm's state as the reason. nullopt for a state bgtask does
+// not know (the record is then left as it is).
 std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job);
 
 // The outcome for a job that neither the controller nor accounting knows.

@@ -38,8 +38,57 @@ constexpr std::array<ReservedOption, 9> k_reserved{{
   {"array", 'a'},
   {"wait", 'W'},
   {"wrap", 0},
-  {"clusters", 'M'},
+  {"clusters", 'M'}, // also --cluster, one of its prefixes
 }};
+
+// sbatch's short options that take no argument, so that another may follow
+// them in the same word (`-Ho x`).
+constexpr std::string_view k_short_flags = "hHOQsvV";
+
+// The long option name of `arg` (`--name` or `--name=value`), empty if it
+// is not a long option.
+std::string_view long_name_of(std::string_view arg)
+{
+  if (!arg.starts_with("--")) {
+    return {};
+  }
+  return arg.substr(2, arg.find('=') - 2);
+}
+
+// The upper-cased first item of an --export value: `NONE`, `ALL`, a name.
+std::string first_export_item(std::string_view value)
+{
+  std::string item(value.substr(0, value.find(',')));
+  for (char& c : item) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return item;
+}
+
+// `--export=VALUE` with the names of --env added, so that sbatch passes
+// their values (from its own environment) to the job; VALUE as it is when
+// it exports everything already.
+std::string export_with_names(std::string_view arg, const std::vector<std::string>& env_names)
+{
+  const std::string_view value = arg.substr(arg.find('=') + 1);
+  std::string out(arg);
+  if (first_export_item(value) == "ALL") {
+    return out;
+  }
+  for (const auto& name : env_names) {
+    out += ',' + name;
+  }
+  return out;
+}
+
+std::string join_colon(const std::vector<std::string>& parts)
+{
+  std::string text;
+  for (const auto& part : parts) {
+    text += (text.empty() ? "" : ":") + part;
+  }
+  return text;
+}
 
 } // namespace
 
@@ -85,7 +134,15 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   if (request.slurm.partition) {
     args.push_back("--partition=" + *request.slurm.partition);
   }
-  args.insert(args.end(), request.slurm.args.begin(), request.slurm.args.end());
+  for (const auto& arg : request.slurm.args) {
+    args.push_back(long_name_of(arg) == "export" && arg.find('=') != std::string::npos
+                     ? export_with_names(arg, record.env_names)
+                     : arg);
+  }
+  if (!request.slurm.after_jobs.empty()) {
+    args.push_back("--dependency=afterok:" + join_colon(request.slurm.after_jobs));
+    args.push_back("--kill-on-invalid-dep=yes");
+  }
   args.push_back("--job-name=" + slurm_job_name(record.id));
   args.push_back("--parsable");
   args.push_back("--output=" + output);
@@ -94,20 +151,48 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   return args;
 }
 
-void check_slurm_args(const std::vector<std::string>& args)
+bool names_option(std::string_view arg, std::string_view long_name, char short_name)
+{
+  if (arg.starts_with("--")) {
+    const auto name = long_name_of(arg);
+    return !name.empty() && long_name.starts_with(name);
+  }
+  if (arg.size() < 2 || arg[0] != '-' || short_name == 0) {
+    return false;
+  }
+  for (const char c : arg.substr(1)) {
+    if (c == short_name) {
+      return true;
+    }
+    if (k_short_flags.find(c) == std::string_view::npos) {
+      return false; // an option taking a value: the rest of the word is that value
+    }
+  }
+  return false;
+}
+
+void check_slurm_args(const std::vector<std::string>& args, const SlurmArgContext& context)
 {
   for (const auto& arg : args) {
     for (const auto& option : k_reserved) {
-      bool reserved = false;
-      if (arg.starts_with("--")) {
-        const std::string_view name = std::string_view(arg).substr(2, arg.find('=') - 2);
-        reserved = name.size() >= 3 && option.long_name.starts_with(name);
-      } else if (arg.size() >= 2 && arg[0] == '-' && option.short_name != 0) {
-        reserved = arg[1] == option.short_name;
-      }
-      if (reserved) {
+      if (names_option(arg, option.long_name, option.short_name)) {
         throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) +
                     "': bgtask sets --" + std::string(option.long_name) + " itself");
+      }
+    }
+    if (context.has_after &&
+        (names_option(arg, "dependency", 'd') || names_option(arg, "kill-on-invalid-dep", 0))) {
+      throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) +
+                  "': with --after, bgtask sets --dependency and --kill-on-invalid-dep itself");
+    }
+    const auto equals = arg.find('=');
+    if (context.has_env && long_name_of(arg) == "export" && equals != std::string::npos) {
+      const auto first = first_export_item(std::string_view(arg).substr(equals + 1));
+      if (first == "NONE" || first == "NIL") {
+        throw_usage("--env cannot reach a job submitted with --slurm-arg '" +
+                    escape_for_terminal(arg, KeepNewlines::no) +
+                    "' (sbatch takes no variables with it): list the variables the job needs, "
+                    "e.g. --slurm-arg=--export=HOME; --env adds its own names");
       }
     }
   }
