@@ -65,7 +65,15 @@ forge() {
 }
 forge 2aaaaaaaaaaa 424242
 forge 2aaaaaaaaaab "$(slurm_job "$survivor")"
+# Not at once: accounting may be briefly incomplete (a grace period).
+export BGTASK_SLURM_LOST_AFTER=3s
 records=$(bg status --json 2aaaaaaaaaaa 2aaaaaaaaaab "$survivor")
+[ "$(jq -r '.[0].state + " " + .[1].state' <<<"$records")" = "running running" ] ||
+  fail "lost within the grace period: $records"
+[ "$(jq -r '.[0].slurm.missing_since' <<<"$records")" != null ] || fail "missing_since not noted: $records"
+sleep 3
+records=$(bg status --json 2aaaaaaaaaaa 2aaaaaaaaaab "$survivor")
+unset BGTASK_SLURM_LOST_AFTER
 [ "$(jq -r '.[0].state' <<<"$records")" = lost ] || fail "unknown job: $records"
 grep -q "no longer knows job 424242" <<<"$(jq -r '.[0].error' <<<"$records")" || fail "reason: $records"
 [ "$(jq -r '.[1].state' <<<"$records")" = lost ] || fail "a reused job id was taken for the task's: $records"

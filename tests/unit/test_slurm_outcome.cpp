@@ -1,6 +1,7 @@
 // Mapping Slurm job states to task states, on synthetic and on captured
 // real answers (tests/data/slurm/).
 
+#include <bgtask/core/exit_status.hpp>
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
 
 #include <gtest/gtest.h>
@@ -46,7 +47,7 @@ TaskRecord queued_record()
   r.command = {"true"};
   r.cwd = "/";
   r.executor = "slurm";
-  r.slurm = bgtask::SlurmJobRef{"7", "ci", std::nullopt};
+  r.slurm = bgtask::SlurmJobRef{"7", "ci", std::nullopt, std::nullopt};
   r.state = TaskState::queued;
   r.created_at = bgtask::now();
   return r;
@@ -127,7 +128,7 @@ TEST(SlurmStateMapping, SplitsExitCodeIntoCodeAndSignal)
 
   const auto oom = bgtask::slurm_outcome(job("OUT_OF_MEMORY", "0:125"));
   ASSERT_TRUE(oom);
-  EXPECT_EQ(oom->signal, 125);
+  EXPECT_EQ(oom->signal, 9); // 125 is no signal: the OOM killer's SIGKILL
 
   const auto ok = bgtask::slurm_outcome(job("COMPLETED"));
   ASSERT_TRUE(ok);
@@ -279,6 +280,22 @@ TEST(ApplySlurmOutcome, SaysWhyACancelledOrTimedOutTaskEnded)
                            "rounded up to whole minutes");
 }
 
+TEST(ApplySlurmOutcome, RecordsOutOfMemoryAsOom)
+{
+  // What the controller reports for a job its cgroup killed for memory.
+  const auto outcome = bgtask::slurm_outcome(job("OUT_OF_MEMORY", "0:125"));
+  ASSERT_TRUE(outcome);
+  TaskRecord record = queued_record();
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, *outcome));
+  EXPECT_EQ(record.state, TaskState::failed);
+  EXPECT_EQ(record.reason, "oom");
+  EXPECT_EQ(record.signal, 9);
+  EXPECT_FALSE(record.exit_code);
+  ASSERT_TRUE(record.error);
+  EXPECT_NE(record.error->find("out of memory"), std::string::npos);
+  EXPECT_EQ(bgtask::exit_status_of(record), 137);
+}
+
 TEST(ApplySlurmOutcome, EndsATaskWhoseDependencyFailed)
 {
   auto never = job("CANCELLED");
@@ -329,4 +346,68 @@ TEST(ApplySlurmOutcome, RecordsAVanishedJobAsLost)
   EXPECT_EQ(record.state, TaskState::lost);
   EXPECT_EQ(record.error, "gone");
   EXPECT_FALSE(record.exit_code);
+}
+
+TEST(ApplySlurmOutcome, NotesAMissingJobBeforeCallingItLost)
+{
+  TaskRecord record = queued_record();
+  record.state = TaskState::running;
+  const auto missing = bgtask::vanished_job_outcome("gone", false);
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, missing));
+  EXPECT_EQ(record.state, TaskState::running);
+  ASSERT_TRUE(record.slurm->missing_since);
+  EXPECT_EQ(record.events.back().kind, "missing");
+  const auto since = *record.slurm->missing_since;
+  EXPECT_FALSE(bgtask::apply_slurm_outcome(record, missing)); // the first time counts
+  EXPECT_EQ(record.slurm->missing_since, since);
+
+  // Accounting caught up: the job is found, and no longer missing.
+  const auto failed = bgtask::slurm_outcome(job("FAILED", "4:0"));
+  ASSERT_TRUE(failed);
+  TaskRecord found = record;
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(found, *failed));
+  EXPECT_EQ(found.state, TaskState::failed);
+  EXPECT_EQ(found.exit_code, 4);
+  EXPECT_FALSE(found.slurm->missing_since);
+
+  TaskRecord still_running = record;
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(still_running, *bgtask::slurm_outcome(job("RUNNING"))));
+  EXPECT_FALSE(still_running.slurm->missing_since);
+
+  EXPECT_TRUE(bgtask::apply_slurm_outcome(record, bgtask::vanished_job_outcome("gone", true)));
+  EXPECT_EQ(record.state, TaskState::lost);
+}
+
+TEST(AccountedJob, PicksTheTasksRowAmongDuplicatesAndAcceptsTheFreshPlaceholder)
+{
+  const auto created =
+    *bgtask::parse_slurm_time("2026-11-29T19:25:10") + std::chrono::milliseconds(400);
+  auto ours = job("FAILED", "9:0");
+  ours.submit_time = "2026-11-29T19:25:10";
+  auto reused = job("COMPLETED");
+  reused.name = "bgtask-other";
+  reused.submit_time = "2026-11-29T19:40:00";
+  // sacct --duplicates: the newer job of the same id comes first or last.
+  const std::vector<SlurmJobInfo> both{reused, ours};
+  const auto* found = bgtask::accounted_job(both, "7", "bgtask-01hx2k3m4n5p", created);
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->exit_code, "9:0");
+  EXPECT_EQ(bgtask::accounted_job({reused}, "7", "bgtask-01hx2k3m4n5p", created), nullptr);
+  EXPECT_EQ(bgtask::accounted_job(both, "8", "bgtask-01hx2k3m4n5p", created), nullptr);
+
+  auto placeholder = job("FAILED", "4:0");
+  placeholder.name = "allocation";
+  placeholder.submit_time = "2026-11-29T19:25:10"; // the same second as the task's creation
+  found = bgtask::accounted_job({placeholder}, "7", "bgtask-01hx2k3m4n5p", created);
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->exit_code, "4:0");
+  placeholder.submit_time = "2026-11-29T19:25:09"; // an older job of that id
+  EXPECT_EQ(bgtask::accounted_job({placeholder}, "7", "bgtask-01hx2k3m4n5p", created), nullptr);
+  placeholder.submit_time = "Unknown";
+  EXPECT_EQ(bgtask::accounted_job({placeholder}, "7", "bgtask-01hx2k3m4n5p", created), nullptr);
+  placeholder.submit_time = "2026-11-29T19:30:00";
+  const std::vector<SlurmJobInfo> named_and_placeholder{placeholder, ours};
+  EXPECT_EQ(
+    bgtask::accounted_job(named_and_placeholder, "7", "bgtask-01hx2k3m4n5p", created)->exit_code,
+    "9:0"); // the name wins
 }

@@ -134,8 +134,9 @@ TEST(SacctParse, ReadsTheJobcompAnswer)
 TEST(SacctParse, TakesTheFirstWordOfAStateAndTheRestOfTheLineAsName)
 {
   const auto jobs = bgtask::parse_sacct_jobs(
-    "12|CANCELLED by 0|0:0|2026-01-01T00:00:00|2026-01-01T00:00:01|n1|name|with|bars\n"
-    "12.batch|CANCELLED|0:15|||n1|batch\n"
+    "12|CANCELLED by 0|0:0|2026-01-01T00:00:00|2026-01-01T00:00:01|n1|2026-01-01T00:00:00|name|"
+    "with|bars\n"
+    "12.batch|CANCELLED|0:15|||n1||batch\n"
     "garbage\n");
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].state, "CANCELLED");

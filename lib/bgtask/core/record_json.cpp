@@ -78,6 +78,7 @@ json::value slurm_to_json(const std::optional<SlurmJobRef>& slurm)
   o["job_id"] = to_valid_utf8(slurm->job_id);
   o["cluster"] = optional_string(slurm->cluster);
   o["pending_reason"] = optional_string(slurm->pending_reason);
+  o["missing_since"] = optional_time(slurm->missing_since);
   return v;
 }
 
@@ -367,6 +368,7 @@ SlurmJobRef decode_slurm(const json::object& o)
   slurm.job_id = get_string(require(o, "job_id"), "slurm.job_id");
   slurm.cluster = opt_string(o, "cluster");
   slurm.pending_reason = opt_string(o, "pending_reason");
+  slurm.missing_since = opt_time(o, "missing_since");
   return slurm;
 }
 

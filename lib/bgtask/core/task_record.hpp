@@ -78,6 +78,9 @@ struct SlurmJobRef
   // While the job is pending: Slurm's reason (`Priority`, `JobHeldUser`,
   // `PartitionDown`, `Dependency`, ...); absent once it runs.
   std::optional<std::string> pending_reason;
+  // Since when neither the controller nor accounting has known the job; it
+  // is marked lost only once that has lasted a grace period.
+  std::optional<TimePoint> missing_since;
 };
 
 // --- Lifecycle: retries, rerun, pause and resource limits -----------------

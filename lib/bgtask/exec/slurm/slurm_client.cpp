@@ -16,6 +16,21 @@ namespace bgtask {
 namespace {
 
 constexpr Milliseconds k_default_timeout{10000};
+constexpr Milliseconds k_default_lost_grace{120000};
+
+// A duration from the environment variable `name`, else `fallback`.
+Milliseconds duration_from_env(const char* name, Milliseconds fallback)
+{
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') {
+    return fallback;
+  }
+  const auto duration = parse_duration(text);
+  if (!duration) {
+    throw_usage(std::string(name) + ": " + duration.error());
+  }
+  return *duration;
+}
 
 bool mentions(const ClientResult& result, std::string_view text)
 {
@@ -105,15 +120,13 @@ read_jobcomp_log(const std::string& path, const std::set<std::string>& wanted, s
 
 Milliseconds slurm_client_timeout()
 {
-  const char* text = std::getenv("BGTASK_SLURM_TIMEOUT");
-  if (text == nullptr || *text == '\0') {
-    return k_default_timeout;
-  }
-  const auto timeout = parse_duration(text);
-  if (!timeout) {
-    throw_usage("BGTASK_SLURM_TIMEOUT: " + timeout.error());
-  }
-  return timeout->count() > 0 ? *timeout : k_default_timeout;
+  const auto timeout = duration_from_env("BGTASK_SLURM_TIMEOUT", k_default_timeout);
+  return timeout.count() > 0 ? timeout : k_default_timeout;
+}
+
+Milliseconds slurm_lost_grace()
+{
+  return duration_from_env("BGTASK_SLURM_LOST_AFTER", k_default_lost_grace);
 }
 
 SlurmAnswer<SlurmConfig> query_slurm_config()
@@ -177,7 +190,7 @@ SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
                                         std::string(k_sacct_fields)};
   if (!config.accounting_storage.empty() &&
       config.accounting_storage != "accounting_storage/none") {
-    std::vector<std::string> argv{"sacct"};
+    std::vector<std::string> argv{"sacct", "--duplicates"};
     argv.insert(argv.end(), common.begin(), common.end());
     const auto result = run_slurm(argv);
     if (result.end == ClientEnd::exited && result.exit_code == 0) {

@@ -18,6 +18,12 @@ namespace bgtask {
 // `3s`) or 10 s. Throws Error(usage) for a malformed value.
 Milliseconds slurm_client_timeout();
 
+// How long a job may be unknown to both the controller and accounting
+// before its task is marked lost: $BGTASK_SLURM_LOST_AFTER (a duration) or
+// 2 minutes, for accounting that is briefly incomplete (slurmdbd or its
+// database just back). Throws Error(usage) for a malformed value.
+Milliseconds slurm_lost_grace();
+
 // The parts of `scontrol show config` bgtask uses.
 struct SlurmConfig
 {
@@ -51,7 +57,8 @@ struct AccountingRecords
 };
 
 // Looks `job_ids` (submitted after `since`) up in accounting, in one call:
-// `sacct` where slurmdbd stores accounting; else `sacct -c` where
+// `sacct --duplicates` where slurmdbd stores accounting (every job that had
+// an id, not only the newest, in case the controller reused it); else `sacct -c` where
 // jobcomp/filetxt is configured, falling back to reading its log (JobCompLoc)
 // directly, which is what non-root users have to do. No value on a failure
 // that says nothing about the jobs (no answer in time, unexpected errors).

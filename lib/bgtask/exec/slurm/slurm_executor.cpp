@@ -157,7 +157,8 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
   std::optional<TimePoint> since;
   for (const auto& record : records) {
     if (!is_final(record.state) && record.slurm) {
-      jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster});
+      jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster,
+                               record.created_at, record.slurm->missing_since});
       since = std::min(since.value_or(record.created_at), record.created_at);
     }
   }
@@ -249,21 +250,22 @@ bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePo
     return false;
   }
   const auto& found_jobs = accounting.value->jobs;
+  const auto grace = slurm_lost_grace();
   for (const auto& wanted : ours) {
-    const auto found =
-      std::find_if(found_jobs.begin(), found_jobs.end(), [&](const SlurmJobInfo& job) {
-        return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
-      });
-    if (found != found_jobs.end()) {
+    const auto* found =
+      accounted_job(found_jobs, wanted.job_id, slurm_job_name(wanted.task_id), wanted.created_at);
+    if (found != nullptr) {
       remember(wanted.task_id, slurm_outcome(*found));
-    } else if (accounting.value->source.empty()) {
-      remember(wanted.task_id, vanished_job_outcome("Slurm no longer knows job " + wanted.job_id +
-                                                    " and no accounting is configured to ask"));
-    } else {
-      remember(wanted.task_id,
-               vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
-                                    accounting.value->source + " has no record of it"));
+      continue;
     }
+    const bool grace_over =
+      grace.count() == 0 || (wanted.missing_since && now() - *wanted.missing_since >= grace);
+    remember(wanted.task_id,
+             vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
+                                    (accounting.value->source.empty()
+                                       ? "no accounting is configured to ask"
+                                       : accounting.value->source + " has no record of it"),
+                                  grace_over));
   }
   return true;
 }

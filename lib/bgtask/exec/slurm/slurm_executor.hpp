@@ -53,6 +53,8 @@ private:
     std::string task_id;
     std::string job_id;
     std::optional<std::string> cluster;
+    TimePoint created_at;
+    std::optional<TimePoint> missing_since;
   };
 
   // Asks the controller (then accounting, for jobs it does not hold under

@@ -130,6 +130,7 @@ std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text)
       job.node_list = value_of(pairs, "BatchHost");
     }
     job.time_limit = value_of(pairs, "TimeLimit");
+    job.submit_time = value_of(pairs, "SubmitTime");
     if (is_job_id(job.job_id) && !job.state.empty()) {
       jobs.push_back(std::move(job));
     }
@@ -142,7 +143,7 @@ std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text)
   std::vector<SlurmJobInfo> jobs;
   for (const auto line : split(text, '\n')) {
     const auto fields = split(line, '|');
-    if (fields.size() < 7 || !is_job_id(trim(fields[0]))) {
+    if (fields.size() < 8 || !is_job_id(trim(fields[0]))) {
       continue;
     }
     SlurmJobInfo job;
@@ -152,7 +153,8 @@ std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text)
     job.start_time = std::string(trim(fields[3]));
     job.end_time = std::string(trim(fields[4]));
     job.node_list = std::string(trim(fields[5]));
-    const auto name_at = static_cast<std::size_t>(fields[6].data() - line.data());
+    job.submit_time = std::string(trim(fields[6]));
+    const auto name_at = static_cast<std::size_t>(fields[7].data() - line.data());
     job.name = std::string(line.substr(name_at));
     if (!job.state.empty()) {
       jobs.push_back(std::move(job));
@@ -175,6 +177,8 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
   job.start_time = value_of(pairs, "StartTime");
   job.end_time = value_of(pairs, "EndTime");
   job.node_list = value_of(pairs, "NodeList");
+  job.time_limit = value_of(pairs, "TimeLimit");
+  job.submit_time = value_of(pairs, "SubmitTime");
   if (!is_job_id(job.job_id) || job.state.empty()) {
     return std::nullopt;
   }

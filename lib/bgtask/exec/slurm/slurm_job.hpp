@@ -18,9 +18,9 @@ struct SlurmJobInfo
   std::string exit_code;  // `code:signal`, e.g. `3:0`, `0:9`
   std::string start_time; // as printed: `2026-11-29T19:08:53`, `Unknown`, ...
   std::string end_time;
-  std::string node_list; // NodeList (all the job's nodes); empty or `(null)` when it never ran
-  std::string
-    time_limit; // the controller's TimeLimit (`00:01:00`, `UNLIMITED`); empty from accounting
+  std::string node_list;   // NodeList (all the job's nodes); empty or `(null)` when it never ran
+  std::string time_limit;  // TimeLimit (`00:01:00`, `UNLIMITED`); empty from sacct
+  std::string submit_time; // as printed, like start_time
 };
 
 // Parses `scontrol show job -o` output: one `Key=Value ...` line per job.
@@ -31,7 +31,11 @@ std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text);
 
 // The columns bgtask asks `sacct` for, in this order (`-o` argument).
 inline constexpr std::string_view k_sacct_fields =
-  "JobID,State,ExitCode,Start,End,NodeList,JobName";
+  "JobID,State,ExitCode,Start,End,NodeList,Submit,JobName";
+
+// The name accounting shows for a job whose record it has not completed
+// yet (for a few seconds after it ends, longer after a database outage).
+inline constexpr std::string_view k_slurm_placeholder_name = "allocation";
 
 // Parses `sacct -X -n -P -o <k_sacct_fields>` output (also with `-c`): one
 // `|`-separated line per job; the job name, last, may itself contain `|`.

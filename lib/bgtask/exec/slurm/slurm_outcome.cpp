@@ -26,8 +26,8 @@ constexpr std::array<std::string_view, 6> k_queued_states{
   "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "CONFIGURING"};
 constexpr std::array<std::string_view, 7> k_running_states{
   "RUNNING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING"};
-constexpr std::array<std::string_view, 6> k_failure_states{
-  "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT"};
+constexpr std::array<std::string_view, 5> k_failure_states{"NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
+                                                           "DEADLINE", "SPECIAL_EXIT"};
 
 std::optional<int> parse_int(std::string_view text)
 {
@@ -67,17 +67,16 @@ bool take_exit_status(SlurmOutcome& outcome, std::string_view exit_code)
 }
 
 // For a job Slurm stopped (cancelled, time limit): the signal the
-// controller reports, or SIGTERM (what Slurm sends first) when the source
-// says 0:0, as accounting does; nothing for a job that never ran.
+// controller reports, else SIGTERM (what Slurm sends first), whatever exit
+// status the source shows (accounting says 0:0; the controller 0:15, or
+// 143:0 from a shell that died of it); nothing for a job that never ran.
 void take_stop_signal(SlurmOutcome& outcome, std::string_view exit_code)
 {
   if (outcome.node.empty()) {
     return;
   }
-  take_exit_status(outcome, exit_code);
-  if (!outcome.signal && !outcome.exit_code) {
-    outcome.signal = SIGTERM;
-  }
+  const auto status = parse_slurm_exit_code(exit_code);
+  outcome.signal = status && status->second != 0 ? status->second : SIGTERM;
 }
 
 void set_duration(TaskRecord& record)
@@ -214,6 +213,13 @@ std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job)
     if (!job.time_limit.empty()) {
       outcome.reason += " (TimeLimit=" + job.time_limit + ")";
     }
+  } else if (state == "OUT_OF_MEMORY") {
+    // ExitCode says 0:125, which is no signal: the kernel's OOM killer sends SIGKILL.
+    outcome.state = TaskState::failed;
+    outcome.signal = SIGKILL;
+    outcome.end_reason = "oom";
+    outcome.reason =
+      "out of memory: the job went over its memory limit (Slurm state OUT_OF_MEMORY)";
   } else if (one_of(state, k_failure_states)) {
     outcome.state = TaskState::failed;
     take_exit_status(outcome, job.exit_code);
@@ -224,10 +230,31 @@ std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job)
   return outcome;
 }
 
-SlurmOutcome vanished_job_outcome(std::string reason)
+const SlurmJobInfo* accounted_job(const std::vector<SlurmJobInfo>& jobs, const std::string& job_id,
+                                  const std::string& name, TimePoint created_at)
+{
+  const SlurmJobInfo* placeholder = nullptr;
+  const auto created_second = std::chrono::floor<std::chrono::seconds>(created_at);
+  for (const auto& job : jobs) {
+    if (job.job_id != job_id) {
+      continue;
+    }
+    if (job.name == name) {
+      return &job;
+    }
+    const auto submitted = parse_slurm_time(job.submit_time);
+    if (job.name == k_slurm_placeholder_name && submitted && *submitted >= created_second) {
+      placeholder = &job;
+    }
+  }
+  return placeholder;
+}
+
+SlurmOutcome vanished_job_outcome(std::string reason, bool grace_over)
 {
   SlurmOutcome outcome;
   outcome.state = TaskState::lost;
+  outcome.missing = !grace_over;
   outcome.reason = std::move(reason);
   return outcome;
 }
@@ -238,14 +265,27 @@ bool apply_slurm_outcome(TaskRecord& record, const SlurmOutcome& outcome)
     return false;
   }
   const std::string job = record.slurm ? "Slurm job " + record.slurm->job_id : "Slurm job";
+  if (outcome.missing) {
+    if (!record.slurm || record.slurm->missing_since) {
+      return false;
+    }
+    record.slurm->missing_since = now();
+    add_event(record, "missing", outcome.reason + "; lost if it stays so");
+    return true;
+  }
+  const bool found_again = record.slurm && record.slurm->missing_since;
+  if (found_again) {
+    record.slurm->missing_since.reset();
+  }
   if (!is_final(outcome.state)) {
-    return apply_unfinished(record, outcome, job);
+    return apply_unfinished(record, outcome, job) || found_again;
   }
   if (!record.started_at && outcome.started_at) {
     record.started_at = outcome.started_at;
   }
   record.exit_code = outcome.exit_code;
   record.signal = outcome.signal;
+  record.reason = outcome.end_reason;
   std::string reason = outcome.reason;
   if (outcome.state == TaskState::cancelled && record.cancel_request) {
     reason = "cancelled on request";
