@@ -116,6 +116,27 @@ TEST(KeyValueSplit, ContinuesValuesAndKeepsTheFirstOfRepeatedKeys)
   EXPECT_EQ(value(pairs, "Empty"), "");
 }
 
+TEST(SqueueParse, ReadsTheAnswerAndTurnsWaitStatusesIntoExitCodes)
+{
+  const auto jobs = bgtask::parse_squeue_jobs(read("squeue_mixed.txt"));
+  ASSERT_EQ(jobs.size(), 5u);
+  EXPECT_EQ(by_name(jobs, "bgtask-exit3").state, "FAILED");
+  EXPECT_EQ(by_name(jobs, "bgtask-exit3").exit_code, "3:0"); // 768
+  EXPECT_EQ(by_name(jobs, "bgtask-kill9").exit_code, "0:9");
+  EXPECT_EQ(by_name(jobs, "bgtask-held").state, "PENDING");
+  EXPECT_EQ(by_name(jobs, "bgtask-held").reason, "JobHeldUser");
+  EXPECT_EQ(by_name(jobs, "bgtask-held").node_list, "");
+  EXPECT_EQ(by_name(jobs, "bgtask-run").state, "RUNNING");
+  EXPECT_EQ(by_name(jobs, "bgtask-run").node_list, "localhost");
+  EXPECT_EQ(by_name(jobs, "bgtask-run").time_limit, "5:00");
+  EXPECT_EQ(by_name(jobs, "bgtask-run").submit_time, "2026-12-01T14:15:56");
+  EXPECT_EQ(by_name(jobs, "t1").exit_code, "0:15");
+
+  const auto odd = bgtask::parse_squeue_jobs("9|RUNNING|None|0|N/A|N/A|n1|1:00|N/A|a|b|\nshort|line\n");
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_EQ(odd[0].name, "a|b");
+}
+
 TEST(SacctParse, ReadsTheJobcompAnswer)
 {
   const auto jobs = bgtask::parse_sacct_jobs(read("sacct_c.txt"));

@@ -155,23 +155,20 @@ SlurmAnswer<SlurmConfig> query_slurm_config()
 
 SlurmAnswer<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids)
 {
-  std::vector<std::string> argv{"scontrol", "show", "job", "-o"};
-  if (job_ids.size() == 1) {
-    argv.push_back(job_ids.front());
-  }
-  const auto result = run_slurm(argv);
+  const auto result = run_slurm(
+    {"squeue", "-h", "-t", "all", "-j", join(job_ids, ','), "-O", std::string(k_squeue_fields)});
   if (result.end != ClientEnd::exited) {
     return {std::nullopt, client_message(result)};
   }
   if (result.exit_code != 0) {
-    // Asked for one job the controller no longer holds.
-    if (job_ids.size() == 1 && mentions(result, "Invalid job id specified")) {
+    // None of the jobs is still held by the controller.
+    if (mentions(result, "Invalid job id specified")) {
       return {std::vector<SlurmJobInfo>{}, {}};
     }
     return {std::nullopt, client_message(result)};
   }
   const std::set<std::string> wanted(job_ids.begin(), job_ids.end());
-  return {keep_wanted(parse_scontrol_jobs(result.out), wanted), {}};
+  return {keep_wanted(parse_squeue_jobs(result.out), wanted), {}};
 }
 
 SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,

@@ -44,9 +44,10 @@ template <typename T> struct SlurmAnswer
 // `scontrol show config`.
 SlurmAnswer<SlurmConfig> query_slurm_config();
 
-// `scontrol show job -o ID` for one job, `scontrol show job -o` (every job
-// the controller holds) for more: one call either way. A job the controller
-// no longer knows is simply absent from the answer.
+// `squeue -h -t all -j ID,ID,... -O <k_squeue_fields>`: one call for any
+// number of jobs, answering only about them (finished ones included while
+// the controller holds them). A job the controller no longer knows is
+// simply absent from the answer.
 SlurmAnswer<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids);
 
 // Where finished jobs were found after the controller forgot them.

@@ -20,8 +20,11 @@ namespace bgtask {
 
 namespace {
 
-constexpr Milliseconds k_first_interval{250};
-constexpr Milliseconds k_max_interval{5000};
+constexpr Milliseconds k_first_interval{1000};
+constexpr Milliseconds k_max_interval{15000};
+constexpr std::chrono::seconds k_budget_window{60};
+// A round asks the controller, then maybe accounting.
+constexpr std::size_t k_calls_per_round = 2;
 // sbatch is only called once the controller has answered; killing it
 // midway would leave a job bgtask may not know about, so it gets longer.
 constexpr Milliseconds k_min_submit_timeout{30000};
@@ -165,10 +168,11 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
   if (jobs.empty()) {
     return;
   }
-  const bool due = !m_asked_at || Clock::now() >= *m_asked_at + m_interval;
+  const auto at = Clock::now();
+  const bool due = !m_asked_at || at >= *m_asked_at + m_interval;
   const bool unseen = std::any_of(
     jobs.begin(), jobs.end(), [&](const WantedJob& job) { return m_seen.count(job.task_id) == 0; });
-  if (due || unseen) {
+  if ((due || unseen) && budget_free_at(k_calls_per_round, at) <= at) {
     m_changed = false;
     if (!observe(jobs, *since)) {
       for (const auto& job : jobs) {
@@ -194,6 +198,7 @@ bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
       ids.push_back(job.job_id);
     }
   }
+  note_call();
   const auto answer = query_controller(ids);
   if (!answer.value) {
     warn("controller", "the Slurm controller did not answer (" + answer.problem + "); " +
@@ -242,6 +247,7 @@ bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePo
   if (ours.empty()) {
     return true;
   }
+  note_call();
   const auto accounting = query_accounting(*current, ids, since);
   if (!accounting.value) {
     warn("accounting", "Slurm accounting did not answer (" + accounting.problem + "); " +
@@ -285,6 +291,7 @@ void SlurmExecutor::remember(const std::string& task_id, std::optional<SlurmOutc
 std::optional<SlurmConfig> SlurmExecutor::config(std::string& problem)
 {
   if (!m_config) {
+    note_call();
     auto answer = query_slurm_config();
     if (!answer.value) {
       problem = answer.problem;
@@ -326,11 +333,36 @@ void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Millise
 
 std::optional<Milliseconds> SlurmExecutor::recheck_interval() const
 {
-  if (!m_asked_at) {
-    return Milliseconds(0);
+  const auto at = Clock::now();
+  auto next = budget_free_at(k_calls_per_round, at);
+  if (m_asked_at) {
+    next = std::max(next, *m_asked_at + m_interval);
   }
-  const auto left = std::chrono::ceil<Milliseconds>(*m_asked_at + m_interval - Clock::now());
+  const auto left = std::chrono::ceil<Milliseconds>(next - at);
   return std::max(left, Milliseconds(0));
+}
+
+void SlurmExecutor::note_call()
+{
+  const auto at = Clock::now();
+  while (!m_calls.empty() && m_calls.front() + k_budget_window <= at) {
+    m_calls.pop_front();
+  }
+  m_calls.push_back(at);
+}
+
+SlurmExecutor::Clock::time_point SlurmExecutor::budget_free_at(std::size_t calls,
+                                                               Clock::time_point at) const
+{
+  const auto recent = static_cast<std::size_t>(std::count_if(
+    m_calls.begin(), m_calls.end(), [&](Clock::time_point t) { return t + k_budget_window > at; }));
+  if (recent + calls <= k_calls_per_minute) {
+    return at;
+  }
+  // The oldest calls must leave the window first: the k-th of the recent ones.
+  const std::size_t expire = recent + calls - k_calls_per_minute;
+  const auto first_recent = m_calls.end() - static_cast<std::ptrdiff_t>(recent);
+  return *(first_recent + static_cast<std::ptrdiff_t>(expire - 1)) + k_budget_window;
 }
 
 void SlurmExecutor::warn(std::string_view kind, const std::string& message)

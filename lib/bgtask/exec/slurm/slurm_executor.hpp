@@ -5,6 +5,7 @@
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -21,9 +22,10 @@ namespace bgtask {
 //
 // One instance per process (executor_for). It remembers what the
 // controller said for a while, so that a waiter's repeated reconciliations
-// ask again only after a backoff (250 ms doubling to 5 s, back to 250 ms
-// whenever a job changes state), and it warns about an unreachable
-// controller once per process.
+// share one answer and ask again only after a backoff (1 s doubling to
+// 15 s, back to 1 s whenever a job changes state), and never make more than
+// k_calls_per_minute Slurm client calls in any minute, however many tasks
+// they wait for. It warns about an unreachable controller once per process.
 class SlurmExecutor final : public Executor
 {
 public:
@@ -43,6 +45,10 @@ public:
 
   // The time left until the controller may be asked again.
   std::optional<Milliseconds> recheck_interval() const override;
+
+  // The most controller and accounting calls (squeue, sacct, scontrol)
+  // reconciliation makes in any 60 s.
+  static constexpr std::size_t k_calls_per_minute = 12;
 
 private:
   using Clock = std::chrono::steady_clock;
@@ -67,6 +73,12 @@ private:
 
   void remember(const std::string& task_id, std::optional<SlurmOutcome> outcome);
 
+  // Notes one client call, for the budget.
+  void note_call();
+
+  // When `calls` more calls fit in the budget (`at`, if they do then).
+  Clock::time_point budget_free_at(std::size_t calls, Clock::time_point at) const;
+
   std::optional<SlurmConfig> config(std::string& problem);
 
   // Prints `message` on stderr as a warning, once per process for each `kind`.
@@ -76,7 +88,8 @@ private:
   // nothing to change (an unknown state, another cluster's job, no answer).
   std::map<std::string, std::optional<SlurmOutcome>> m_seen;
   std::optional<Clock::time_point> m_asked_at;
-  Milliseconds m_interval{250};
+  Milliseconds m_interval{1000};
+  std::deque<Clock::time_point> m_calls; // the calls of the last minute, oldest first
   bool m_changed = false; // an observation in the current round differed from the last
   std::optional<SlurmConfig> m_config;
   std::set<std::string> m_warned;

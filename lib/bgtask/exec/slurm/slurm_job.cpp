@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace bgtask {
 
@@ -73,6 +74,17 @@ std::string value_of(const std::vector<std::pair<std::string, std::string>>& pai
   return value != nullptr ? *value : std::string();
 }
 
+// A non-negative decimal number that fits; nullopt otherwise.
+std::optional<unsigned> parse_count(std::string_view text)
+{
+  unsigned value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 bool is_job_id(std::string_view text)
 {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -132,6 +144,41 @@ std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text)
     job.time_limit = value_of(pairs, "TimeLimit");
     job.submit_time = value_of(pairs, "SubmitTime");
     if (is_job_id(job.job_id) && !job.state.empty()) {
+      jobs.push_back(std::move(job));
+    }
+  }
+  return jobs;
+}
+
+std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text)
+{
+  std::vector<SlurmJobInfo> jobs;
+  for (auto line : split(text, '\n')) {
+    if (line.ends_with('|')) {
+      line.remove_suffix(1);
+    }
+    const auto fields = split(line, '|');
+    if (fields.size() < 10 || !is_job_id(trim(fields[0]))) {
+      continue;
+    }
+    SlurmJobInfo job;
+    job.job_id = std::string(trim(fields[0]));
+    job.state = first_word(fields[1]);
+    job.reason = std::string(trim(fields[2]));
+    const auto status = parse_count(trim(fields[3]));
+    if (status) {
+      const unsigned signal = *status & 0x7fU;
+      job.exit_code =
+        std::to_string(signal != 0 ? 0U : (*status >> 8) & 0xffU) + ":" + std::to_string(signal);
+    }
+    job.start_time = std::string(trim(fields[4]));
+    job.end_time = std::string(trim(fields[5]));
+    job.node_list = std::string(trim(fields[6]));
+    job.time_limit = std::string(trim(fields[7]));
+    job.submit_time = std::string(trim(fields[8]));
+    const auto name_at = static_cast<std::size_t>(fields[9].data() - line.data());
+    job.name = std::string(line.substr(name_at));
+    if (!job.state.empty()) {
       jobs.push_back(std::move(job));
     }
   }

@@ -29,6 +29,17 @@ struct SlurmJobInfo
 // system`) are skipped.
 std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text);
 
+// The columns bgtask asks `squeue -O` for, each ended by `|` (`:|`: no
+// width limit, `|` after the value); the name, which may hold `|`, last.
+inline constexpr std::string_view k_squeue_fields =
+  "JobID:|,State:|,Reason:|,exit_code:|,StartTime:|,EndTime:|,NodeList:|,TimeLimit:|,"
+  "SubmitTime:|,Name:|";
+
+// Parses `squeue -h -t all -O <k_squeue_fields>` output. squeue's exit_code
+// is the raw wait status (768 for exit 3, 9 for SIGKILL); it is turned into
+// `code:signal` as scontrol and sacct print it.
+std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text);
+
 // The columns bgtask asks `sacct` for, in this order (`-o` argument).
 inline constexpr std::string_view k_sacct_fields =
   "JobID,State,ExitCode,Start,End,NodeList,Submit,JobName";
