@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The one list of the Debian packages bgtask needs; installs those missing.
-# Usage: scripts/deps.sh [build|test|slurm] [EXTRA_PACKAGE...]
+# Usage: scripts/deps.sh [build|test|slurm|slurm-accounting] [EXTRA_PACKAGE...]
 #   build  compile bgtask (what scripts/bgtask needs)
 #   test   build, plus every tool the test suite drives (the default;
 #          what scripts/test installs)
 #   slurm  the daemons and clients of a local Slurm cluster (scripts/slurm-up)
+#   slurm-accounting  slurmdbd and MariaDB (scripts/slurm-up --accounting); their
+#          install starts no system daemon
 # As root it runs apt-get; otherwise through sudo, or, without sudo, it names
 # the missing packages and exits 1.
 set -euo pipefail
@@ -31,15 +33,17 @@ test_packages=(
   nodejs npm               # tests/mcp: the MCP TypeScript SDK client drives `bgtask mcp`
 )
 slurm_packages=(slurmctld slurmd slurm-client munge)
+slurm_accounting_packages=(slurmdbd mariadb-server mariadb-client)
 
 group=test
 case "${1:-}" in
-  build | test | slurm) group=$1; shift ;;
+  build | test | slurm | slurm-accounting) group=$1; shift ;;
 esac
 case "$group" in
   build) packages=("${build_packages[@]}") ;;
   test) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
   slurm) packages=("${slurm_packages[@]}") ;;
+  slurm-accounting) packages=("${slurm_accounting_packages[@]}") ;;
 esac
 packages+=("$@")
 
@@ -69,4 +73,16 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "bgtask: installing ${missing[*]}" >&2
 "${sudo[@]}" apt-get update -qq >&2
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# mariadb-server's postinst would start a system database: a policy-rc.d
+# that refuses (exit 101) keeps it from doing so, if none is there yet.
+policy=/usr/sbin/policy-rc.d
+own_policy=no
+if [ "$group" = slurm-accounting ] && [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+  "${sudo[@]}" chmod 755 "$policy"
+  own_policy=yes
+fi
+rc=0
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || rc=$?
+[ "$own_policy" = no ] || "${sudo[@]}" rm -f "$policy"
+exit "$rc"

@@ -1,6 +1,7 @@
 # Helpers for the Slurm end-to-end scripts (tests/shell/test_slurm_*.sh),
-# sourced after lib.sh. `slurm_cluster MIN_JOB_AGE` starts a private
-# single-node cluster (scripts/slurm-up) and stops it when the script exits,
+# sourced after lib.sh. `slurm_cluster MIN_JOB_AGE [SLURM_UP_OPTION...]`
+# starts a private cluster (scripts/slurm-up: single-node, or e.g.
+# `--accounting --nodes 2`) and stops it when the script exits,
 # whatever the outcome; without root, or if the daemons cannot start, the
 # test is skipped with a message saying why.
 
@@ -26,7 +27,7 @@ slurm_cluster() {
   CLUSTER=$(mktemp -d /tmp/bgtask-slurm-cluster.XXXXXX)
   trap stop_cluster EXIT
   local conf
-  if ! conf=$("$ROOT/scripts/slurm-up" "$CLUSTER" "$1" 2>"$WORK/slurm-up.log"); then
+  if ! conf=$("$ROOT/scripts/slurm-up" "$CLUSTER" "$@" 2>"$WORK/slurm-up.log"); then
     cat "$WORK/slurm-up.log" >&2
     skip "could not start a local Slurm cluster (see above)"
   fi
@@ -69,4 +70,18 @@ until_task() {
     sleep 0.2
   done
   fail "task $1 never reached $2 (last: $state)"
+}
+
+# daemon_pid NAME: the pid of one of the cluster's daemons (slurmdbd, mariadbd, ...).
+daemon_pid() { cat "$CLUSTER/run/$1.pid"; }
+
+# stop_daemon NAME: stops a daemon of the cluster by its pid, waiting up to 30 s.
+stop_daemon() {
+  local pid deadline=$((SECONDS + 30))
+  pid=$(daemon_pid "$1")
+  kill "$pid"
+  while kill -0 "$pid" 2>/dev/null; do
+    [ "$SECONDS" -lt "$deadline" ] || fail "$1 (pid $pid) did not stop in 30 s"
+    sleep 0.1
+  done
 }

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The slurm executor on a cluster with real accounting (MariaDB + slurmdbd,
+# scripts/slurm-up --accounting) and two nodes, the controller forgetting
+# finished jobs after MinJobAge=2: outcomes come from `sacct`; a job that
+# ends while slurmdbd is down, or while MariaDB is down, gets its real
+# outcome once they are back instead of `lost`; after the controller's
+# state is wiped and its job ids are reused by other jobs, the tasks' own
+# jobs are still found (`sacct --duplicates`, by name); tasks spread over
+# both nodes. One cluster for all cases; about 2 minutes, most of it
+# waiting for the controller's purge.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_lib.sh"
+slurm_cluster 2 --accounting --nodes 2
+cd "$WORK"
+[ "$(scontrol show config | awk '$1 == "AccountingStorageType" { print $3 }')" = \
+  accounting_storage/slurmdbd ] || fail "the cluster has no slurmdbd accounting"
+
+# outcome ID: state and exit code (or signal) as bgtask reports them now.
+outcome() {
+  bg status --json "$1" 2>/dev/null |
+    jq -r '.[0] | .state + " " + ((.exit_code // "-") | tostring) + " " + ((.signal // "-") | tostring)'
+}
+# until_outcome ID "STATE CODE SIGNAL" SECONDS: waits for bgtask to report it.
+until_outcome() {
+  local deadline=$((SECONDS + $3)) seen
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    seen=$(outcome "$1")
+    [ "$seen" = "$2" ] && return 0
+    case "$seen" in lost*) fail "task $1 became lost while waiting for '$2'" ;; esac
+    sleep 1
+  done
+  fail "task $1 never reached '$2' (last: $seen)"
+}
+
+# until_ended JOB [SECONDS]: waits for the job to end (or to be purged
+# already: MinJobAge=2).
+until_ended() {
+  local deadline=$((SECONDS + ${2:-60})) state
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    state=$(job_state "$1")
+    case "$state" in COMPLETED | FAILED | CANCELLED | TIMEOUT | purged) return 0 ;; esac
+    sleep 0.2
+  done
+  fail "Slurm job $1 never ended (last: $state)"
+}
+
+echo "-- tasks on both nodes; plain outcomes once the controller has forgotten them"
+ok=$(bg start --executor slurm -c 'sleep 2; hostname >/dev/null')
+three=$(bg start --executor slurm -c 'sleep 2; exit 3')
+killed=$(bg start --executor slurm -c 'sleep 2; kill -KILL $$')
+until_ended "$(slurm_job "$killed")"
+deadline=$((SECONDS + 60))
+until [ "$(sacct -n -X -P -j "$(slurm_job "$ok"),$(slurm_job "$three")" -o NodeList 2>/dev/null |
+  sort -u | paste -sd,)" = "n1,n2" ]; do
+  [ "$SECONDS" -lt "$deadline" ] ||
+    fail "the tasks did not spread over both nodes: $(sacct -X -j "$(slurm_job "$ok"),$(slurm_job "$three")")"
+  sleep 0.5
+done
+
+echo "-- a job that ends while slurmdbd is down"
+during_dbd=$(bg start --executor slurm -c 'sleep 3; exit 4')
+until_task "$during_dbd" running 60
+stop_daemon slurmdbd
+until_ended "$(slurm_job "$during_dbd")"
+
+echo "-- the controller forgets them all (MinJobAge=2, purged within a minute or so)"
+for task in "$ok" "$three" "$killed" "$during_dbd"; do
+  until_job "$(slurm_job "$task")" purged 150
+done
+# Accounting is unreachable: records stay as they were, nothing is lost.
+rc=0
+BGTASK_SLURM_TIMEOUT=5s bg status --json "$during_dbd" >"$WORK/down.json" 2>"$WORK/down.err" || rc=$?
+[ "$rc" -eq 0 ] || fail "status with slurmdbd down exited $rc"
+[ "$(jq -r '.[0].state' "$WORK/down.json")" = running ] || fail "with slurmdbd down: $(cat "$WORK/down.json")"
+grep -q "accounting did not answer" "$WORK/down.err" || fail "no warning: $(cat "$WORK/down.err")"
+/usr/sbin/slurmdbd
+# Right after its return accounting may not have the job yet: not lost.
+first=$(outcome "$during_dbd")
+case "$first" in lost*) fail "lost right after slurmdbd came back: $first" ;; esac
+until_outcome "$during_dbd" "failed 4 -" 90
+until_outcome "$ok" "succeeded 0 -" 30
+until_outcome "$three" "failed 3 -" 30
+until_outcome "$killed" "failed - 9" 30
+
+echo "-- a job that ends while MariaDB is down"
+during_db=$(bg start --executor slurm -c 'sleep 3; exit 6')
+until_task "$during_db" running 60
+stop_daemon mariadbd
+until_ended "$(slurm_job "$during_db")"
+until_job "$(slurm_job "$during_db")" purged 150
+"$CLUSTER/etc/start-mariadbd"
+deadline=$((SECONDS + 30))
+until mariadb-admin --no-defaults --socket="$CLUSTER/run/mysql.sock" ping >/dev/null 2>&1; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "MariaDB did not come back"
+  sleep 0.2
+done
+until_outcome "$during_db" "failed 6 -" 120
+
+echo "-- job ids reused after the controller's state is wiped"
+finished=$(bg start --executor slurm -c 'exit 9')
+until_ended "$(slurm_job "$finished")"
+reused_id=$(slurm_job "$finished")
+stop_daemon slurmctld
+rm -rf "$CLUSTER/state"/*
+/usr/sbin/slurmctld
+deadline=$((SECONDS + 60))
+while [ "$(timeout 5 sinfo -h -N -o %T 2>/dev/null | grep -cx idle)" -ne 2 ]; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the nodes did not come back after the wipe: $(sinfo -N)"
+  sleep 0.5
+done
+# Other jobs take the ids again, from 1, up to the task's.
+newest=0
+while [ "$newest" -lt "$reused_id" ]; do
+  newest=$(sbatch --parsable -J someone-else -o /dev/null <<<$'#!/bin/sh\ntrue')
+done
+[ "$newest" -eq "$reused_id" ] || fail "job id $reused_id was not reused (got $newest)"
+until_ended "$reused_id"
+until_outcome "$finished" "failed 9 -" 60
+echo "PASS"
