@@ -100,6 +100,13 @@ echo "-- job ids reused after the controller's state is wiped"
 finished=$(bg start --executor slurm -c 'exit 9')
 until_ended "$(slurm_job "$finished")"
 reused_id=$(slurm_job "$finished")
+# As at a site: accounting has the job's record before the controller's state goes.
+deadline=$((SECONDS + 60))
+until [ "$(sacct -n -X -P -D -j "$reused_id" -o JobName,State,ExitCode 2>/dev/null)" = \
+  "bgtask-$finished|FAILED|9:0" ]; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "accounting never recorded job $reused_id: $(sacct -D -X -j "$reused_id")"
+  sleep 0.5
+done
 stop_daemon slurmctld
 rm -rf "$CLUSTER/state"/*
 /usr/sbin/slurmctld

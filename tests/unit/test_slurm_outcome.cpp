@@ -403,6 +403,8 @@ TEST(AccountedJob, PicksTheTasksRowAmongDuplicatesAndAcceptsTheFreshPlaceholder)
   EXPECT_EQ(found->exit_code, "4:0");
   placeholder.submit_time = "2026-11-29T19:25:09"; // an older job of that id
   EXPECT_EQ(bgtask::accounted_job({placeholder}, "7", "bgtask-01hx2k3m4n5p", created), nullptr);
+  placeholder.submit_time = "2026-11-29T19:30:00"; // a job that reused the id later
+  EXPECT_EQ(bgtask::accounted_job({placeholder}, "7", "bgtask-01hx2k3m4n5p", created), nullptr);
   placeholder.submit_time = "Unknown";
   EXPECT_EQ(bgtask::accounted_job({placeholder}, "7", "bgtask-01hx2k3m4n5p", created), nullptr);
   placeholder.submit_time = "2026-11-29T19:30:00";

@@ -22,6 +22,10 @@ bool one_of(std::string_view state, const std::array<std::string_view, N>& names
   return false;
 }
 
+// How long after a task's creation its job's submission may be stamped
+// (sbatch's own deadline is 30 s or more).
+constexpr std::chrono::seconds k_placeholder_window{60};
+
 constexpr std::array<std::string_view, 6> k_queued_states{
   "PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "CONFIGURING"};
 constexpr std::array<std::string_view, 7> k_running_states{
@@ -243,7 +247,10 @@ const SlurmJobInfo* accounted_job(const std::vector<SlurmJobInfo>& jobs, const s
       return &job;
     }
     const auto submitted = parse_slurm_time(job.submit_time);
-    if (job.name == k_slurm_placeholder_name && submitted && *submitted >= created_second) {
+    // bgtask submits a task's job right after creating it: a placeholder
+    // submitted much later is another job that reused the id.
+    if (job.name == k_slurm_placeholder_name && submitted && *submitted >= created_second &&
+        *submitted <= created_at + k_placeholder_window) {
       placeholder = &job;
     }
   }

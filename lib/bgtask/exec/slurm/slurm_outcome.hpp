@@ -42,7 +42,8 @@ std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job);
 // The accounting row of the job `job_id` named `name` (`bgtask-ID`) among
 // `jobs` (several may share the id: `sacct --duplicates`): the one of that
 // name, else one under Slurm's placeholder name (`allocation`) submitted no
-// earlier than the task was created (to the second, Slurm's resolution);
+// earlier than the task was created (to the second, Slurm's resolution)
+// and at most 60 s later (a later one is another job that reused the id);
 // null if none.
 const SlurmJobInfo* accounted_job(const std::vector<SlurmJobInfo>& jobs, const std::string& job_id,
                                   const std::string& name, TimePoint created_at);
