@@ -19,7 +19,7 @@ first=$(bg start --executor slurm -c 'sleep 3; echo first done')
 second=$(bg start --executor slurm --after "$first" -c 'echo second ran')
 job=$(slurm_job "$second")
 until_job "$job" PENDING
-scontrol show job -o "$job" | grep -o 'Dependency=[^ ]*' | grep -q "afterok:$(slurm_job "$first")" ||
+grep -q "Dependency=afterok:$(slurm_job "$first")" <<<"$(scontrol show job -o "$job")" ||
   fail "no afterok dependency on the job: $(scontrol show job -o "$job")"
 [ "$(bg status --json "$second" | jq -r '.[0].state')" = queued ] || fail "the dependent task is not queued"
 bg wait "$second" >/dev/null || fail "wait on the dependent task exited $?"
@@ -37,7 +37,7 @@ rc=0
 bg wait "$never" >/dev/null || rc=$?
 [ "$rc" -eq 1 ] || fail "wait on a task whose dependency failed gave $rc"
 [ "$(field "$never" .state)" = failed ] || fail "state $(field "$never" .state)"
-field "$never" .error | grep -q "dependency did not succeed" || fail "reason: $(field "$never" .error)"
+grep -q "dependency did not succeed" <<<"$(field "$never" .error)" || fail "reason: $(field "$never" .error)"
 [ "$(field "$never" .started_at)" = null ] || fail "a task whose dependency failed has a start time"
 [ ! -s "$D/$never.output" ] || fail "the dependent command ran: $(cat "$D/$never.output")"
 [ "$(bg status --json "$failing" | jq -r '.[0].exit_code')" = 3 ] || fail "the dependency: $(field "$failing" .exit_code)"
@@ -46,7 +46,7 @@ echo "-- --after an already failed task: failed at once, nothing submitted"
 late=$(bg start --executor slurm --after "$failing" -- true)
 [ "$(field "$late" .state)" = failed ] || fail "state $(field "$late" .state)"
 [ "$(field "$late" .slurm)" = null ] || fail "a job was submitted: $(field "$late" .slurm)"
-field "$late" .error | grep -q "dependency $failing did not succeed" || fail "reason: $(field "$late" .error)"
+grep -q "dependency $failing did not succeed" <<<"$(field "$late" .error)" || fail "reason: $(field "$late" .error)"
 
 echo "-- --after a local task, or a mix: refused (exit 2), nothing recorded"
 local_task=$(bg start -- true)

@@ -132,7 +132,8 @@ TEST(SqueueParse, ReadsTheAnswerAndTurnsWaitStatusesIntoExitCodes)
   EXPECT_EQ(by_name(jobs, "bgtask-run").submit_time, "2026-12-01T14:15:56");
   EXPECT_EQ(by_name(jobs, "t1").exit_code, "0:15");
 
-  const auto odd = bgtask::parse_squeue_jobs("9|RUNNING|None|0|N/A|N/A|n1|1:00|N/A|a|b|\nshort|line\n");
+  const auto odd =
+    bgtask::parse_squeue_jobs("9|RUNNING|None|0|N/A|N/A|n1|1:00|N/A|a|b|\nshort|line\n");
   ASSERT_EQ(odd.size(), 1u);
   EXPECT_EQ(odd[0].name, "a|b");
 }

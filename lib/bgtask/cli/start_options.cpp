@@ -481,8 +481,8 @@ StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> en
   }
   request.grace = Milliseconds(std::llround(original.grace_s * 1000));
   request.max_output = original.options.max_output;
-  request.slurm = SlurmRequest{original.options.partition, original.options.slurm_time,
-                               original.options.slurm_args, {}};
+  request.slurm = SlurmRequest{
+    original.options.partition, original.options.slurm_time, original.options.slurm_args, {}};
   plan.after = original.after;
   plan.max_running = running_limit(std::nullopt);
   return plan;
