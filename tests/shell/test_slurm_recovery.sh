@@ -62,6 +62,8 @@ forge() {
   jq -c --arg id "$id" --arg job "$job" '.id = $id | .slurm.job_id = $job | .state = "running"' \
     "$D/$source" >"$D/$id.status.json"
   chmod 600 "$D/$id.status.json"
+  # Every task has its lock file; a record without one is a task being removed.
+  install -m 600 /dev/null "$D/$id.lock"
 }
 forge 2aaaaaaaaaaa 424242
 forge 2aaaaaaaaaab "$(slurm_job "$survivor")"
