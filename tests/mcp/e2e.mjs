@@ -39,6 +39,9 @@ async function readToEnd(client, id, cursor, maxBytes) {
     text += slice.text;
     cursor = slice.cursor;
     if (slice.complete) return { text, cursor };
+    // Caught up with a running task: give it time to print more, as an agent
+    // between turns would (a reader that never pauses can outrun the task).
+    if (slice.bytes === 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
