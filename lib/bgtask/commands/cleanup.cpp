@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <dirent.h>
 #include <fcntl.h>
 #include <iostream>
@@ -109,6 +110,22 @@ std::uint64_t files_size(const TaskDir& dir, const std::string& id)
   return bytes;
 }
 
+// The owner of a task whose record is final has only its exit (or its
+// --on-exit hook) left: a `wait` then `cleanup` must not find it still
+// there, so wait a moment for it; false if it still runs after that.
+bool take_ownership_soon(TaskLock& lock)
+{
+  using Clock = std::chrono::steady_clock;
+  const auto until = Clock::now() + std::chrono::seconds(1);
+  while (!lock.try_take_ownership()) {
+    if (Clock::now() >= until) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 // Removes a finished task's files (record first, lock last) while holding
 // its lock; nullopt if its owner still runs (an exit hook) or another
 // cleanup removed it first. The record was read final, and a final record
@@ -120,7 +137,7 @@ std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& 
   // A `wait` that has not read the final record yet keeps the task (reader
   // lock): the next cleanup removes it.
   if (lock &&
-      (!lock->try_take_ownership() || !lock->try_lock_updates() || !lock->try_exclude_readers())) {
+      (!take_ownership_soon(*lock) || !lock->try_lock_updates() || !lock->try_exclude_readers())) {
     return std::nullopt;
   }
   const auto record_name = status_file_name(id);
