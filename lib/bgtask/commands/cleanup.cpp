@@ -111,13 +111,15 @@ std::uint64_t files_size(const TaskDir& dir, const std::string& id)
 }
 
 // The owner of a task whose record is final has only its exit (or its
-// --on-exit hook) left: a `wait` then `cleanup` must not find it still
-// there, so wait a moment for it; false if it still runs after that.
-bool take_ownership_soon(TaskLock& lock)
+// --on-exit hook) left, and a `wait` that read it only its exit (a helper
+// it forked may hold the reader lock a moment longer): `wait` then `cleanup`
+// must not find the task still held, so give them a moment. False if the
+// task is still held after that.
+bool take_locks_soon(TaskLock& lock)
 {
   using Clock = std::chrono::steady_clock;
   const auto until = Clock::now() + std::chrono::seconds(1);
-  while (!lock.try_take_ownership()) {
+  while (!lock.try_take_ownership() || !lock.try_lock_updates() || !lock.try_exclude_readers()) {
     if (Clock::now() >= until) {
       return false;
     }
@@ -136,8 +138,7 @@ std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& 
   auto lock = TaskLock::open_existing(dir, id);
   // A `wait` that has not read the final record yet keeps the task (reader
   // lock): the next cleanup removes it.
-  if (lock &&
-      (!take_ownership_soon(*lock) || !lock->try_lock_updates() || !lock->try_exclude_readers())) {
+  if (lock && !take_locks_soon(*lock)) {
     return std::nullopt;
   }
   const auto record_name = status_file_name(id);
