@@ -25,6 +25,8 @@ test_packages=(
   passwd                   # useradd, for tests run as a second user
   e2fsprogs                # mkfs.ext4 for the loop-mounted disk tests
   strace                   # fault injection, syscall counts
+  faketime                 # a wall-clock jump under every bgtask process (test_clock_jump)
+  bindfs                   # a FUSE file system without RENAME_NOREPLACE (test_dedupe_no_rename2)
   zsh fish                 # completion tests
   groff-base man-db        # man page test (groff warnings, man -l)
   dpkg-dev file            # cpack -G DEB: dpkg-shlibdeps, which runs file(1)

@@ -40,6 +40,8 @@ TaskRecord full_record()
   r.error = "exited with status 2";
   r.created_at = at_ms(1'767'225'600'123);
   r.started_at = at_ms(1'767'225'600'200);
+  r.started_clock =
+    bgtask::MonotonicMark{"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/time:[4026531834]", 123'456'789};
   r.finished_at = at_ms(1'767'225'660'450);
   r.duration_s = 60.25;
   r.timeout_s = 3600;
@@ -143,6 +145,9 @@ TEST(RecordJson, RoundTripsAFullRecord)
   EXPECT_EQ(r.error, original.error);
   EXPECT_EQ(r.created_at, original.created_at);
   EXPECT_EQ(r.started_at, original.started_at);
+  ASSERT_TRUE(r.started_clock.has_value());
+  EXPECT_EQ(r.started_clock->clock, original.started_clock->clock);
+  EXPECT_EQ(r.started_clock->ms, original.started_clock->ms);
   EXPECT_EQ(r.finished_at, original.finished_at);
   EXPECT_EQ(r.duration_s, original.duration_s);
   EXPECT_EQ(r.timeout_s, original.timeout_s);
@@ -350,6 +355,8 @@ TEST(RecordJson, RejectsWrongTypesNamingTheField)
     {with_field("created_at", "yesterday"), "created_at"},
     {with_field("created_at", "2026-01-01T00:00:00Z"), "created_at"},
     {with_field("started_at", 1767225600), "started_at"},
+    {with_field("started_clock", 5), "started_clock"},
+    {with_field("started_clock", json::object{{"clock", "b/t"}}), "started_clock.ms"},
     {with_field("duration_s", "60"), "duration_s"},
     {with_field("timeout_s", json::object{}), "timeout_s"},
     {with_field("owner", json::array{}), "owner"},

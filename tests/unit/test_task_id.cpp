@@ -170,3 +170,16 @@ TEST(TaskId, TruncatesAtACharacterBoundary)
   EXPECT_NE(message.find("'" + std::string(39, 'a') + "...'"), std::string::npos) << message;
   EXPECT_EQ(message.find("\\x"), std::string::npos) << message;
 }
+
+TEST(TaskId, SortsAfterTheNewestIdWhenTheClockWasSetBack)
+{
+  const std::string newest = make_task_id(k_id_epoch + 24h);
+  const std::string after_jump = make_task_id(k_id_epoch + 23h, newest);
+  EXPECT_GT(after_jump, newest);
+  EXPECT_EQ(after_jump.substr(0, 8), make_task_id(k_id_epoch + 24h + 1ms).substr(0, 8));
+  // A clock ahead of the newest ID keeps its own time.
+  EXPECT_EQ(make_task_id(k_id_epoch + 25h, newest).substr(0, 8),
+            make_task_id(k_id_epoch + 25h).substr(0, 8));
+  // Something that is not an ID is no lower bound.
+  EXPECT_EQ(make_task_id(k_id_epoch + 1ms, "not-an-id").substr(0, 8), "00000001");
+}

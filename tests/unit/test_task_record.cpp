@@ -163,3 +163,27 @@ TEST(FinishRecord, AppendsTheFinishedEventEvenWhenTheListIsFull)
   EXPECT_EQ(record.events.front().kind, "started");
   EXPECT_EQ(record.events.back().kind, "finished");
 }
+
+TEST(FinishRecord, TakesTheDurationFromTheMonotonicClockNotTheWallClock)
+{
+  TaskRecord record;
+  // The wall clock says it started an hour from now (it was set back since).
+  record.started_at = bgtask::now() + std::chrono::hours(1);
+  auto mark = bgtask::monotonic_now();
+  mark.ms -= 2000; // started 2 s ago by the monotonic clock
+  record.started_clock = mark;
+  finish_record(record, TaskState::succeeded, std::nullopt);
+  ASSERT_TRUE(record.duration_s.has_value());
+  EXPECT_GE(*record.duration_s, 2.0);
+  EXPECT_LT(*record.duration_s, 60.0);
+}
+
+TEST(FinishRecord, NeverStoresANegativeDurationFromTheWallClock)
+{
+  TaskRecord record;
+  record.started_at = bgtask::now() + std::chrono::hours(1);
+  record.started_clock = bgtask::MonotonicMark{"another-boot/time:[1]", 5};
+  finish_record(record, TaskState::lost, "supervisor died");
+  ASSERT_TRUE(record.duration_s.has_value());
+  EXPECT_EQ(*record.duration_s, 0.0);
+}

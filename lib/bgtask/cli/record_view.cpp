@@ -50,7 +50,7 @@ Milliseconds elapsed(const TaskRecord& record)
     return Milliseconds(static_cast<std::int64_t>(std::llround(*record.duration_s * 1000)));
   }
   if (record.started_at && !is_final(record.state)) {
-    return now() - *record.started_at;
+    return run_time(record);
   }
   return Milliseconds(-1);
 }
@@ -147,7 +147,7 @@ std::string state_text(const TaskRecord& record)
             format_local_time(*record.retry_at) + ")";
   }
   if (!is_final(record.state) && record.owner &&
-      record.owner->host != to_valid_utf8(current_host_name())) {
+      !is_this_machine(record.owner->host, record.owner->boot_id)) {
     text += " (on " + record.owner->host + ")";
   }
   return text;

@@ -504,10 +504,11 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
   if (request.record.executor == "slurm" && !request.record.after.empty()) {
     load_slurm_dependencies(dir, request.record.after); // refuses local dependencies
   }
-  request.record.fingerprint = task_fingerprint(dir, request);
-  if (plan.dedupe && !request.record.fingerprint) {
-    throw Error(ExitCode::failure,
-                "--dedupe: cannot read or create " + dir.file_path("fingerprint.key"));
+  const auto fingerprint = task_fingerprint(dir, request);
+  if (fingerprint) {
+    request.record.fingerprint = *fingerprint;
+  } else if (plan.dedupe) {
+    throw Error(ExitCode::failure, "--dedupe: " + fingerprint.error());
   }
   if (plan.slots) {
     save_queue_settings(dir, *request.record.queue, *plan.slots);
@@ -538,9 +539,10 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
     }
   }
   std::optional<TaskLock> lock;
+  const std::string newest = newest_task_id(dir);
   for (int attempt = 0; attempt < 16 && !lock; ++attempt) {
     request.record.created_at = now();
-    request.record.id = make_task_id(request.record.created_at);
+    request.record.id = make_task_id(request.record.created_at, newest);
     lock = TaskLock::create_owned(dir, request.record.id);
   }
   if (!lock) {

@@ -539,6 +539,11 @@ TaskRecord decode_object(const json::object& o)
   r.error = opt_string(o, "error");
   r.created_at = get_time(require(o, "created_at"), "created_at");
   r.started_at = opt_time(o, "started_at");
+  if (const auto* v = find(o, "started_clock")) {
+    const auto& c = get_object(*v, "started_clock");
+    r.started_clock = MonotonicMark{get_string(require(c, "clock"), "started_clock.clock"),
+                                    get_int(require(c, "ms"), "started_clock.ms")};
+  }
   r.finished_at = opt_time(o, "finished_at");
   r.duration_s = opt_double(o, "duration_s");
   r.timeout_s = opt_double(o, "timeout_s");
@@ -628,6 +633,12 @@ json::value record_to_json(const TaskRecord& r)
   o["error"] = optional_string(r.error);
   o["created_at"] = format_timestamp(r.created_at);
   o["started_at"] = optional_time(r.started_at);
+  if (r.started_clock) {
+    json::object c;
+    c["clock"] = to_valid_utf8(r.started_clock->clock);
+    c["ms"] = r.started_clock->ms;
+    o["started_clock"] = std::move(c);
+  }
   o["finished_at"] = optional_time(r.finished_at);
   o["duration_s"] = optional_number(r.duration_s);
   o["timeout_s"] = optional_number(r.timeout_s);

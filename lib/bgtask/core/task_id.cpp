@@ -67,16 +67,29 @@ std::string shown_text(std::string_view text)
   return escape_for_terminal(text.substr(0, cut), KeepNewlines::no) + "...";
 }
 
+// The time part of a well-formed ID.
+std::int64_t time_part(std::string_view id)
+{
+  std::int64_t value = 0;
+  for (std::size_t i = 0; i < k_time_chars; ++i) {
+    value = value << 5 | static_cast<std::int64_t>(k_alphabet.find(id[i]));
+  }
+  return value;
+}
+
 } // namespace
 
 // Times before the ID epoch, or after its 40 bits run out in 2058, are clamped.
-std::string make_task_id(std::chrono::system_clock::time_point created)
+std::string make_task_id(std::chrono::system_clock::time_point created, std::string_view newest)
 {
   using std::chrono::milliseconds;
   const auto created_ms = std::chrono::floor<milliseconds>(created.time_since_epoch());
   const auto epoch_ms = std::chrono::duration_cast<milliseconds>(k_id_epoch.time_since_epoch());
-  const std::int64_t offset =
-    std::clamp<std::int64_t>(created_ms.count() - epoch_ms.count(), 0, k_max_time_ms);
+  std::int64_t offset = created_ms.count() - epoch_ms.count();
+  if (is_task_id(newest)) {
+    offset = std::max(offset, time_part(newest) + 1);
+  }
+  offset = std::clamp<std::int64_t>(offset, 0, k_max_time_ms);
   std::string id;
   id.reserve(k_task_id_length);
   append_base32(id, static_cast<std::uint64_t>(offset), k_time_chars);

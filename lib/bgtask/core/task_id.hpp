@@ -15,8 +15,13 @@ inline constexpr std::size_t k_task_id_length = 12;
 // The shortest prefix accepted in place of an ID.
 inline constexpr std::size_t k_min_id_prefix_length = 4;
 
-// Returns a new ID for the given creation time.
-std::string make_task_id(std::chrono::system_clock::time_point created);
+// Returns a new ID for the given creation time that sorts after `newest`
+// (the newest ID of the task directory, or empty), so that IDs sort in the
+// order of creation within a directory even when the wall clock was set
+// back: the time part is then `newest`'s plus 1 ms rather than the clock's.
+// (list's order, --limit, @last and each queue's order are the IDs' order.)
+std::string make_task_id(std::chrono::system_clock::time_point created,
+                         std::string_view newest = {});
 
 // True if `text` is a complete, well-formed ID.
 bool is_task_id(std::string_view text);

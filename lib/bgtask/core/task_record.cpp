@@ -22,10 +22,23 @@ void finish_record(TaskRecord& record, TaskState state, std::optional<std::strin
   record.waiting_for.reset();
   record.finished_at = now();
   if (record.started_at) {
-    const auto elapsed = *record.finished_at - *record.started_at;
-    record.duration_s = static_cast<double>(elapsed.count()) / 1000.0;
+    record.duration_s = static_cast<double>(run_time(record).count()) / 1000.0;
   }
   add_event(record, "finished", std::string(to_string(state)));
+}
+
+Milliseconds run_time(const TaskRecord& record)
+{
+  if (!record.started_at) {
+    return Milliseconds(0);
+  }
+  if (record.started_clock) {
+    if (const auto elapsed = monotonic_since(*record.started_clock)) {
+      return *elapsed;
+    }
+  }
+  const TimePoint end = record.finished_at.value_or(now());
+  return std::max(Milliseconds(0), end - *record.started_at);
 }
 
 std::string outcome_text(const TaskRecord& record)

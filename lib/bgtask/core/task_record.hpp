@@ -1,6 +1,8 @@
 #pragma once
 
 #include <bgtask/core/task_state.hpp>
+#include <bgtask/util/duration.hpp>
+#include <bgtask/util/monotonic_clock.hpp>
 #include <bgtask/util/timestamp.hpp>
 
 #include <cstdint>
@@ -155,6 +157,7 @@ struct TaskRecord
   std::optional<std::string> error;
   TimePoint created_at;
   std::optional<TimePoint> started_at;
+  std::optional<MonotonicMark> started_clock; // CLOCK_BOOTTIME at started_at, for durations
   std::optional<TimePoint> finished_at;
   std::optional<double> duration_s;
   std::optional<double> timeout_s;
@@ -189,8 +192,15 @@ struct TaskRecord
 void add_event(TaskRecord& record, std::string kind, std::optional<std::string> message = {});
 
 // Sets the final state and the fields that go with it (finished_at,
-// duration_s, error; clears waiting_for) and appends a `finished` event.
+// duration_s from run_time, error; clears waiting_for) and appends a
+// `finished` event.
 void finish_record(TaskRecord& record, TaskState state, std::optional<std::string> error);
+
+// How long the task has run since started_at: by the monotonic clock when
+// `started_clock` was read from this process's clock (same boot, same time
+// namespace), so a wall-clock jump changes nothing; else by the wall clock,
+// never negative. Zero if it never started.
+Milliseconds run_time(const TaskRecord& record);
 
 // The state, with the exit status or signal of a failed task:
 // "failed (exit 3)", "failed (signal 9)", "succeeded".

@@ -15,7 +15,7 @@ class TaskDir;
 // (verdict.hpp turns it into a verdict).
 struct Liveness
 {
-  bool same_host = true;         // the record was written on this host
+  bool same_host = true;         // written on this machine (is_this_machine: host or boot id)
   bool same_boot = true;         // ... and during this boot
   bool supervisor_alive = false; // the owner still holds the task
   bool command_alive = false;    // the command (or what is left of it) still runs

@@ -19,7 +19,7 @@ constexpr Milliseconds k_check_interval{250};
 void refuse_if_elsewhere(const TaskRecord& record)
 {
   if (!is_final(record.state) && record.executor == "local" && record.owner &&
-      record.owner->host != to_valid_utf8(current_host_name())) {
+      !is_this_machine(record.owner->host, record.owner->boot_id)) {
     throw Error(ExitCode::failure,
                 "task " + record.id + " runs on host " + record.owner->host + "; cancel it there");
   }

@@ -1,5 +1,6 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/util/test_seams.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <array>
 #include <cerrno>
@@ -108,6 +109,11 @@ std::string current_host_name()
     return "localhost";
   }
   return name.nodename;
+}
+
+bool is_this_machine(std::string_view host, std::string_view boot_id)
+{
+  return boot_id == to_valid_utf8(current_boot_id()) || host == to_valid_utf8(current_host_name());
 }
 
 UniqueFd open_pidfd(int pid)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace bgtask {
 
@@ -38,6 +39,13 @@ std::string current_boot_id();
 
 // This host's name (uname nodename).
 std::string current_host_name();
+
+// Whether a record's owner (its `host` and `boot_id`, as stored: valid
+// UTF-8) ran on this machine. A matching boot id proves it whatever the host
+// is called now (the name changes with DHCP, cloud-init, or a container's
+// UTS namespace); a matching name with another boot id is this machine
+// before a reboot. Only a different name *and* boot id is another machine.
+bool is_this_machine(std::string_view host, std::string_view boot_id);
 
 // A pidfd for `pid` (pidfd_open(2)), or an invalid fd where unsupported or
 // the process is gone. Open it first, then verify identity, then act on it.

@@ -2,6 +2,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -41,9 +42,31 @@ int fsync_retrying_eintr(int fd)
   return 0;
 }
 
-} // namespace
+enum class IfExists { replace, keep };
 
-void replace_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content)
+// Moves `temp` to `target` unless `target` exists; 0 or the errno (EEXIST
+// when it exists). RENAME_NOREPLACE first, link(2) where it is refused.
+int move_without_replacing(const TaskDir& dir, const std::string& temp, const std::string& target)
+{
+  const bool refused_by_seam = test_seam(TestSeam::rename_noreplace_einval) != nullptr;
+  if (!refused_by_seam &&
+      ::renameat2(dir.fd(), temp.c_str(), dir.fd(), target.c_str(), RENAME_NOREPLACE) == 0) {
+    return 0;
+  }
+  if (!refused_by_seam && errno != EINVAL) {
+    return errno;
+  }
+  if (::linkat(dir.fd(), temp.c_str(), dir.fd(), target.c_str(), 0) != 0) {
+    return errno;
+  }
+  ::unlinkat(dir.fd(), temp.c_str(), 0);
+  return 0;
+}
+
+// The body of replace_file_atomically and create_file_atomically; false if
+// `name` exists and `if_exists` is keep.
+bool write_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content,
+                           IfExists if_exists)
 {
   const std::string temp = temp_file_name(name);
   const auto fail = [&](const char* step, int err) {
@@ -73,8 +96,16 @@ void replace_file_atomically(const TaskDir& dir, std::string_view name, std::str
     fail("close", err);
   }
   const std::string target(name);
-  if (::renameat(dir.fd(), temp.c_str(), dir.fd(), target.c_str()) != 0) {
-    fail("rename", errno);
+  if (if_exists == IfExists::replace) {
+    if (::renameat(dir.fd(), temp.c_str(), dir.fd(), target.c_str()) != 0) {
+      fail("rename", errno);
+    }
+  } else if (int err = move_without_replacing(dir, temp, target)) {
+    if (err != EEXIST) {
+      fail("rename or link", err);
+    }
+    ::unlinkat(dir.fd(), temp.c_str(), 0);
+    return false;
   }
   if (int err = dir.sync()) {
     if (err != EINTR) {
@@ -82,6 +113,19 @@ void replace_file_atomically(const TaskDir& dir, std::string_view name, std::str
     }
     dir.sync();
   }
+  return true;
+}
+
+} // namespace
+
+void replace_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content)
+{
+  write_file_atomically(dir, name, content, IfExists::replace);
+}
+
+bool create_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content)
+{
+  return write_file_atomically(dir, name, content, IfExists::keep);
 }
 
 } // namespace bgtask

@@ -15,4 +15,12 @@ class TaskDir;
 // temp (a failed fsync may have dropped the data).
 void replace_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content);
 
+// Creates `name` in `dir` with `content` as replace_file_atomically does,
+// unless `name` already exists: then nothing is changed and it returns
+// false. The temp is moved into place with renameat2(RENAME_NOREPLACE) or,
+// where the file system refuses that flag with EINVAL (NFS, FUSE), with
+// link(2), which fails with EEXIST just as atomically; the temp is then
+// unlinked. Error(failure) names the file, the step and the errno.
+bool create_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content);
+
 } // namespace bgtask

@@ -124,6 +124,34 @@ std::vector<std::string> scan_task_ids(const TaskDir& dir)
   return ids;
 }
 
+bool task_removed(const TaskDir& dir, std::string_view id)
+{
+  struct stat st
+  {
+  };
+  if (::fstat(dir.fd(), &st) == 0 && st.st_nlink == 0) {
+    return true;
+  }
+  return load_record(dir, id).status == LoadStatus::missing;
+}
+
+std::string newest_task_id(const TaskDir& dir)
+{
+  DirStream stream = DirStream::open_at(dir.fd());
+  if (!stream) {
+    throw_system("cannot read " + dir.path(), errno);
+  }
+  std::string newest;
+  while (const dirent* entry = stream.next()) {
+    const auto file = parse_task_file_name(entry->d_name);
+    if (file && (file->kind == TaskFileKind::status || file->kind == TaskFileKind::lock) &&
+        file->id > newest) {
+      newest = file->id;
+    }
+  }
+  return newest;
+}
+
 namespace {
 
 // The directories the current one is known by: $PWD when it names it (so a

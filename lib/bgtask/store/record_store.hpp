@@ -39,6 +39,16 @@ void remove_unrecorded_task_files(const TaskDir& dir, std::string_view id);
 // The IDs of all records in the directory, oldest first.
 std::vector<std::string> scan_task_ids(const TaskDir& dir);
 
+// True once the task was removed under whoever asks: the directory itself
+// was deleted (no links left) or `id`'s record was. (A record is replaced
+// by rename, never absent while its task lives.)
+bool task_removed(const TaskDir& dir, std::string_view id);
+
+// The greatest ID that has a record or a lock file in the directory (a task
+// being started has only its lock), or empty: what a new ID must sort
+// after (make_task_id). Throws Error(failure) if the directory cannot be read.
+std::string newest_task_id(const TaskDir& dir);
+
 // The outcome of looking a task reference up: the full ID, or why not.
 struct TaskLookup
 {

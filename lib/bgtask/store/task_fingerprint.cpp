@@ -1,3 +1,4 @@
+#include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -37,8 +38,9 @@ std::optional<std::string> read_key(const TaskDir& dir)
   return n == static_cast<ssize_t>(k_key_bytes) ? std::optional(key) : std::nullopt;
 }
 
-// Writes a new key under a temp name and moves it into place, holding the
-// start lock (so cleanup never removes the temp of a live writer).
+// Makes the key, holding the start lock (so cleanup never removes the temp
+// of a live writer); create_file_atomically never replaces a key another
+// start made first. Throws Error(failure) naming the errno.
 void make_key(const TaskDir& dir)
 {
   const auto guard = DirLock::acquire(dir, k_start_lock_file);
@@ -47,23 +49,9 @@ void make_key(const TaskDir& dir)
   }
   std::string key(k_key_bytes, '\0');
   if (::getrandom(key.data(), key.size(), 0) != static_cast<ssize_t>(key.size())) {
-    return;
+    throw_system("cannot make " + dir.file_path(k_key_file) + " (getrandom)", errno);
   }
-  const std::string temp = temp_file_name(k_key_file);
-  UniqueFd fd(
-    ::openat(dir.fd(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) {
-    return;
-  }
-  const bool written =
-    ::write(fd.get(), key.data(), key.size()) == static_cast<ssize_t>(key.size()) &&
-    ::fsync(fd.get()) == 0 && fd.close() == 0;
-  if (!written ||
-      ::renameat2(dir.fd(), temp.c_str(), dir.fd(), k_key_file, RENAME_NOREPLACE) != 0) {
-    ::unlinkat(dir.fd(), temp.c_str(), 0);
-    return;
-  }
-  dir.sync();
+  create_file_atomically(dir, k_key_file, key);
 }
 
 // Appends one field as its length and its bytes, so no two different
@@ -77,19 +65,20 @@ void add_field(std::string& message, std::string_view field)
 
 } // namespace
 
-std::optional<std::string> task_fingerprint(const TaskDir& dir, const LaunchRequest& request)
+Result<std::string> task_fingerprint(const TaskDir& dir, const LaunchRequest& request)
 {
   auto key = read_key(dir);
   if (!key) {
     try {
       make_key(dir);
-    } catch (const Error&) {
-      return std::nullopt;
+    } catch (const Error& e) {
+      return Failure{e.what()};
     }
     key = read_key(dir);
   }
   if (!key) {
-    return std::nullopt;
+    return Failure{dir.file_path(k_key_file) +
+                   " is not a 32-byte regular file of this user; remove it to make a new key"};
   }
   const auto& record = request.record;
   std::string message = "bgtask-fingerprint-1";

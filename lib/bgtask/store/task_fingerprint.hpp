@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/core/launch_request.hpp>
+#include <bgtask/util/result.hpp>
 
 #include <optional>
 #include <string>
@@ -19,9 +20,9 @@ class TaskDir;
 // guesses of them.
 //
 // The key is 32 random bytes in `fingerprint.key` (0600), made by the first
-// start under `start.lock` (so the caller must not hold that lock). Returns
-// nullopt if the key can neither be read nor made; a `start` that asked for
-// --dedupe then fails.
-std::optional<std::string> task_fingerprint(const TaskDir& dir, const LaunchRequest& request);
+// start under `start.lock` (so the caller must not hold that lock). A
+// Failure, naming the file and the errno, if the key can neither be read
+// nor made; a `start` that asked for --dedupe then fails with it.
+Result<std::string> task_fingerprint(const TaskDir& dir, const LaunchRequest& request);
 
 } // namespace bgtask

@@ -68,7 +68,15 @@ std::optional<TaskLock> TaskLock::create_owned(const TaskDir& dir, std::string_v
 std::optional<TaskLock> TaskLock::open_existing(const TaskDir& dir, std::string_view id)
 {
   const auto name = lock_file_name(id);
-  UniqueFd fd = open_at(dir.fd(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  constexpr int k_flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  UniqueFd fd = open_at(dir.fd(), name.c_str(), O_RDWR | k_flags);
+  bool read_only = false;
+  if (!fd && errno == EROFS) {
+    // A read-only mount or snapshot: still enough to tell whether the
+    // supervisor lives and to hold the reader lock.
+    fd = open_at(dir.fd(), name.c_str(), O_RDONLY | k_flags);
+    read_only = true;
+  }
   if (!fd) {
     switch (errno) {
     case ENOENT: // missing
@@ -90,7 +98,22 @@ std::optional<TaskLock> TaskLock::open_existing(const TaskDir& dir, std::string_
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return std::nullopt;
   }
-  return TaskLock(std::move(fd));
+  return TaskLock(std::move(fd), read_only);
+}
+
+bool TaskLock::ownership_held() const
+{
+  struct flock fl
+  {
+  };
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = k_ownership_byte;
+  fl.l_len = 1;
+  if (::fcntl(m_fd.get(), F_OFD_GETLK, &fl) != 0) {
+    throw_system("cannot test the lock of a task", errno);
+  }
+  return fl.l_type != F_UNLCK;
 }
 
 bool TaskLock::try_take_ownership()
@@ -105,6 +128,9 @@ bool TaskLock::try_lock_updates()
 
 void TaskLock::lock_updates()
 {
+  if (m_read_only) {
+    throw_system("cannot lock a task record for update", EROFS);
+  }
   if (int err = set_lock(m_fd.get(), F_WRLCK, k_update_byte, Wait::yes)) {
     throw_system("cannot lock a task record for update", err);
   }

@@ -30,9 +30,22 @@ public:
   static std::optional<TaskLock> create_owned(const TaskDir& dir, std::string_view id);
 
   // Opens an existing `ID.lock` without taking anything; nullopt if missing,
-  // not a regular file or not ours. Throws Error(failure) when it exists but
+  // not a regular file or not ours. On a read-only file system (EROFS) it is
+  // opened read-only (read_only()): the reader lock and ownership_held()
+  // work, nothing that writes does. Throws Error(failure) when it exists but
   // cannot be opened (EIO, EMFILE, ...).
   static std::optional<TaskLock> open_existing(const TaskDir& dir, std::string_view id);
+
+  // True if opened read-only (the task directory is on a read-only mount):
+  // the ownership and update locks cannot be taken, and the record cannot
+  // be rewritten.
+  bool read_only() const { return m_read_only; }
+
+  // Whether another open file description holds the ownership lock (the
+  // supervisor lives), tested without taking it: for read-only locks, where
+  // try_take_ownership cannot answer. Throws Error(failure) if the kernel
+  // cannot tell.
+  bool ownership_held() const;
 
   // Tries to take the ownership lock without waiting. True if taken (the
   // previous owner is gone); false if another open file description holds it.
@@ -41,7 +54,8 @@ public:
   // Tries to take the update lock without waiting.
   bool try_lock_updates();
 
-  // Waits for and takes the update lock. Throws Error(failure) on error.
+  // Waits for and takes the update lock. Throws Error(failure) on error
+  // (EROFS for a read-only lock).
   void lock_updates();
 
   // Releases the update lock.
@@ -63,12 +77,14 @@ public:
   int fd() const { return m_fd.get(); }
 
 private:
-  explicit TaskLock(UniqueFd fd)
-    : m_fd(std::move(fd))
+  explicit TaskLock(UniqueFd fd, bool read_only = false)
+    : m_fd(std::move(fd)),
+      m_read_only(read_only)
   {
   }
 
   UniqueFd m_fd;
+  bool m_read_only = false;
 };
 
 // Holds the update lock of `lock` for its lifetime.

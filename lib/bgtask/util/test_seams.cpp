@@ -15,6 +15,10 @@ const char* name_of(TestSeam seam)
     return "BGTASK_TEST_STOP_SUPERVISOR";
   case TestSeam::boot_id_file:
     return "BGTASK_TEST_BOOT_ID_FILE";
+  case TestSeam::rename_noreplace_einval:
+    return "BGTASK_TEST_RENAME_NOREPLACE_EINVAL";
+  case TestSeam::clock_offset_file:
+    return "BGTASK_TEST_CLOCK_OFFSET_FILE";
   }
   return "BGTASK_TEST_UNKNOWN";
 }

@@ -8,8 +8,10 @@ namespace bgtask {
 // them; in any other build, Release included, this file is compiled without
 // them: the names are not even in the binary, whatever the environment says.
 enum class TestSeam {
-  stop_supervisor, // BGTASK_TEST_STOP_SUPERVISOR: the supervisor stops itself after setsid
-  boot_id_file,    // BGTASK_TEST_BOOT_ID_FILE: a file to read the boot id from
+  stop_supervisor,         // BGTASK_TEST_STOP_SUPERVISOR: the supervisor stops itself after setsid
+  boot_id_file,            // BGTASK_TEST_BOOT_ID_FILE: a file to read the boot id from
+  rename_noreplace_einval, // BGTASK_TEST_RENAME_NOREPLACE_EINVAL: renameat2 flags refused
+  clock_offset_file,       // BGTASK_TEST_CLOCK_OFFSET_FILE: a file holding a wall-clock offset (ms)
 };
 
 // The value of `seam`, or nullptr (always, in a build without seams).

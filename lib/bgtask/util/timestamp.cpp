@@ -1,3 +1,4 @@
+#include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/timestamp.hpp>
 
 #include <date/date.h>
@@ -52,11 +53,31 @@ unsigned get_digits(std::string_view text, std::size_t at, std::size_t width)
   return value;
 }
 
+// A test's jump of the wall clock (BGTASK_TEST_CLOCK_OFFSET_FILE: a file
+// holding signed milliseconds, read at every call); 0 outside tests.
+std::chrono::milliseconds test_clock_offset()
+{
+  const char* path = test_seam(TestSeam::clock_offset_file);
+  if (path == nullptr) {
+    return std::chrono::milliseconds(0);
+  }
+  std::FILE* file = std::fopen(path, "re");
+  long long offset = 0;
+  if (file != nullptr) {
+    if (std::fscanf(file, "%lld", &offset) != 1) {
+      offset = 0;
+    }
+    std::fclose(file);
+  }
+  return std::chrono::milliseconds(offset);
+}
+
 } // namespace
 
 TimePoint now()
 {
-  return std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  return std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now()) +
+         test_clock_offset();
 }
 
 // Written digit by digit (date::format builds a stream per call); years

@@ -9,7 +9,10 @@ namespace bgtask {
 
 using TimePoint = std::chrono::time_point<std::chrono::system_clock, std::chrono::milliseconds>;
 
-// The current wall-clock time, truncated to milliseconds.
+// The current wall-clock time, truncated to milliseconds. It may jump (an
+// NTP step, `date -s`): order and durations never depend on it alone (see
+// monotonic_clock.hpp and make_task_id's caller). In a build with test
+// seams, BGTASK_TEST_CLOCK_OFFSET_FILE shifts it.
 TimePoint now();
 
 // RFC 3339 UTC with milliseconds: `2026-11-29T18:12:03.123Z`.

@@ -75,6 +75,11 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
   if (!lock) {
     return report_without_lock(dir, std::move(record), verdict);
   }
+  if (lock->read_only()) {
+    // A read-only directory: say what is true, write nothing.
+    TaskRecord reported = record;
+    return reconcile_change(reported, liveness, *lock) == Change::save ? reported : record;
+  }
   // After a reboot the executor did not test the lock; take it now so
   // racing reconcilers still rewrite the record once.
   if (verdict == Verdict::host_rebooted && !lock->try_take_ownership()) {

@@ -25,7 +25,7 @@ std::string refusal(const TaskRecord& record)
   if (record.unsupervised || !record.owner) {
     return "has no live supervisor";
   }
-  if (record.owner->host != to_valid_utf8(current_host_name())) {
+  if (!is_this_machine(record.owner->host, record.owner->boot_id)) {
     return "runs on host " + record.owner->host;
   }
   if (record.retry_at) {

@@ -15,6 +15,7 @@
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
 #include <bgtask/exec/local/output_trimmer.hpp>
+#include <bgtask/exec/local/removal_watch.hpp>
 #include <bgtask/exec/local/retry_policy.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/task_gate.hpp>
@@ -189,7 +190,8 @@ public:
       m_plan(plan),
       m_child(child),
       m_signal_fd(signal_fd),
-      m_capture(capture)
+      m_capture(capture),
+      m_removal(dir, plan.request.record.id)
   {
   }
 
@@ -242,9 +244,17 @@ private:
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now);
       wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
     }
+    if (m_removal.fd() < 0 && (wait_ms < 0 || wait_ms > RemovalWatch::k_recheck_ms)) {
+      wait_ms = RemovalWatch::k_recheck_ms;
+    }
     const int capture_fd = m_capture && !resting ? m_capture->fd() : -1;
-    pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
-    if (::poll(fds, 2, wait_ms) <= 0) {
+    pollfd fds[3] = {
+      {m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}, {m_removal.fd(), POLLIN, 0}};
+    const int ready = ::poll(fds, 3, wait_ms);
+    if ((ready > 0 && fds[2].revents != 0) || (ready == 0 && m_removal.fd() < 0)) {
+      stop_if_removed();
+    }
+    if (ready <= 0) {
       return std::nullopt;
     }
     if (fds[1].revents != 0) {
@@ -276,6 +286,16 @@ private:
       }
     }
     return child_status;
+  }
+
+  // A task whose directory or record was deleted under it can no longer be
+  // seen, waited for or cancelled: stop it as a cancel would (no retry
+  // follows), and the final record, with nowhere to go, is not written.
+  void stop_if_removed()
+  {
+    if (m_stopping == Stopping::no && m_removal.removed()) {
+      begin_stop(Stopping::cancel, m_plan.request.grace);
+    }
   }
 
   Milliseconds requested_grace()
@@ -388,6 +408,7 @@ private:
   pid_t m_child;
   int m_signal_fd;
   OutputKeeper* m_capture; // null when the output is not bounded
+  RemovalWatch m_removal;
   SteadyClock::time_point m_capture_resume{};
   Stopping m_stopping = Stopping::no;
   std::optional<SteadyClock::time_point> m_kill_at;
@@ -544,6 +565,7 @@ private:
     record.child = identity;
     record.state = TaskState::running;
     record.started_at = m_started_at;
+    record.started_clock = monotonic_now();
     add_event(record, "started");
     try {
       save_started_record(m_dir, m_plan.lock, record);

@@ -123,7 +123,7 @@ public:
   {
     m_phase = m_record.after.empty() ? Phase::slot : Phase::after;
     for (;;) {
-      if (task_removed()) {
+      if (task_removed(m_dir, m_record.id)) {
         ::_exit(0); // nothing is left to run or to record
       }
       if (m_cancelled) {
@@ -349,19 +349,6 @@ private:
   }
 
   // Reads pending inotify events; true if one may matter to this waiter.
-  // True once the task directory was removed (no links left) or the
-  // task's own record was deleted: a waiter then has nothing to wait for.
-  bool task_removed() const
-  {
-    struct stat st
-    {
-    };
-    if (::fstat(m_dir.fd(), &st) == 0 && st.st_nlink == 0) {
-      return true;
-    }
-    return load_record(m_dir, m_record.id).status == LoadStatus::missing;
-  }
-
   bool drain_relevant()
   {
     alignas(inotify_event) std::array<char, 16384> buffer{};

@@ -38,7 +38,7 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock)
   }
   const auto& owner = *record.owner;
   // Records hold these as to_valid_utf8 made them; compare them the same way.
-  liveness.same_host = owner.host == to_valid_utf8(current_host_name());
+  liveness.same_host = is_this_machine(owner.host, owner.boot_id);
   if (!liveness.same_host) {
     return liveness;
   }
@@ -47,7 +47,8 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock)
     return liveness;
   }
   if (lock != nullptr) {
-    liveness.supervisor_alive = !lock->try_take_ownership();
+    liveness.supervisor_alive =
+      lock->read_only() ? lock->ownership_held() : !lock->try_take_ownership();
   } else {
     liveness.supervisor_alive = is_same_process(owner.pid, owner.start_time, owner.pid);
   }

@@ -17,7 +17,8 @@ bool command_alive(const TaskRecord& record);
 
 // Judges a running local record. `lock` is the task's lock; if the owner is
 // found gone, the ownership lock is left taken by `lock`, so the caller may
-// rewrite the record alone.
+// rewrite the record alone (unless `lock` is read-only: then nothing is
+// taken, and nothing may be written).
 Liveness judge_liveness(const TaskRecord& record, TaskLock* lock);
 
 // Sends `sig` to the task's supervisor if it is provably the live owner of

@@ -1,0 +1,67 @@
+#include <bgtask/util/monotonic_clock.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <array>
+#include <cerrno>
+#include <ctime>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+// The real boot id (never a test's fake one: this names the kernel's clock).
+std::string read_boot_id()
+{
+  UniqueFd fd(::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC));
+  std::array<char, 64> buffer{};
+  ssize_t n = -1;
+  while (fd && (n = ::read(fd.get(), buffer.data(), buffer.size())) < 0 && errno == EINTR) {
+  }
+  std::string id(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) {
+    id.pop_back();
+  }
+  return id.empty() ? "unknown-boot" : id;
+}
+
+std::string read_time_namespace()
+{
+  std::array<char, 64> buffer{};
+  const ssize_t n = ::readlink("/proc/self/ns/time", buffer.data(), buffer.size() - 1);
+  return n > 0 ? std::string(buffer.data(), static_cast<std::size_t>(n)) : "time:[none]";
+}
+
+// A process never changes boot, and bgtask never changes its time
+// namespace: read them once.
+const std::string& clock_identity()
+{
+  static const std::string identity = read_boot_id() + "/" + read_time_namespace();
+  return identity;
+}
+
+std::int64_t boottime_ms()
+{
+  timespec ts{};
+  ::clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+} // namespace
+
+MonotonicMark monotonic_now()
+{
+  return MonotonicMark{clock_identity(), boottime_ms()};
+}
+
+std::optional<Milliseconds> monotonic_since(const MonotonicMark& earlier)
+{
+  if (earlier.clock != clock_identity()) {
+    return std::nullopt;
+  }
+  const std::int64_t elapsed = boottime_ms() - earlier.ms;
+  return elapsed >= 0 ? std::optional(Milliseconds(elapsed)) : std::nullopt;
+}
+
+} // namespace bgtask
