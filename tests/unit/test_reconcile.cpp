@@ -185,15 +185,26 @@ TEST_F(ReconcileRecord, RecordsATaskOfAnEarlierBootAsLost)
   EXPECT_EQ(reloaded(record.id).state, TaskState::lost);
 }
 
-TEST_F(ReconcileRecord, LeavesATaskOfAnotherHostUntouched)
+TEST_F(ReconcileRecord, LeavesATaskOfAnotherMachineUntouched)
 {
   TaskRecord record = orphaned_record();
   record.owner->host = bgtask::current_host_name() + "-elsewhere";
+  record.owner->boot_id = "00000000-0000-0000-0000-000000000000";
   bgtask::save_record(*m_dir, record);
   const auto generation = record.generation;
   const TaskRecord result = bgtask::reconcile_record(*m_dir, record);
   EXPECT_EQ(result.state, TaskState::running);
   EXPECT_EQ(reloaded(record.id).generation, generation);
+}
+
+TEST_F(ReconcileRecord, JudgesATaskOfThisBootWhateverTheHostIsCalledNow)
+{
+  TaskRecord record = orphaned_record();
+  record.owner->host = bgtask::current_host_name() + "-before-rename";
+  bgtask::save_record(*m_dir, record);
+  const TaskRecord result = bgtask::reconcile_record(*m_dir, record);
+  EXPECT_EQ(result.state, TaskState::lost);
+  EXPECT_EQ(reloaded(record.id).state, TaskState::lost);
 }
 
 TEST_F(ReconcileRecord, KeepsATaskWhoseOwnerHoldsTheLock)

@@ -356,7 +356,7 @@ TEST(RecordJson, RejectsWrongTypesNamingTheField)
     {with_field("created_at", "2026-01-01T00:00:00Z"), "created_at"},
     {with_field("started_at", 1767225600), "started_at"},
     {with_field("started_clock", 5), "started_clock"},
-    {with_field("started_clock", json::object{{"clock", "b/t"}}), "started_clock.ms"},
+    {with_field("started_clock", json::object{{"clock", "b/t"}}), "ms"},
     {with_field("duration_s", "60"), "duration_s"},
     {with_field("timeout_s", json::object{}), "timeout_s"},
     {with_field("owner", json::array{}), "owner"},

@@ -143,9 +143,13 @@ std::string newest_task_id(const TaskDir& dir)
   }
   std::string newest;
   while (const dirent* entry = stream.next()) {
-    const auto file = parse_task_file_name(entry->d_name);
-    if (file && (file->kind == TaskFileKind::status || file->kind == TaskFileKind::lock) &&
-        file->id > newest) {
+    // Most names sort below the newest so far: skip them before parsing.
+    const std::string_view name(entry->d_name);
+    if (name.compare(0, k_task_id_length, newest) <= 0) {
+      continue;
+    }
+    const auto file = parse_task_file_name(name);
+    if (file && (file->kind == TaskFileKind::status || file->kind == TaskFileKind::lock)) {
       newest = file->id;
     }
   }
