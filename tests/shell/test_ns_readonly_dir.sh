@@ -47,6 +47,8 @@ rc=0; out=$(bg wait "$running" 2>&1) || rc=$?
 [ "$rc" = 5 ] || fail "wait on the running task exited $rc, not 5: $out"
 rc=0; bg wait "$done_id" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 0 ] || fail "wait on the finished task exited $rc"
+rc=0; out=$(bg output "$dead" 2>&1) || rc=$?
+[ "$rc" = 0 ] || fail "output of the dead task exited $rc: $out"
 
 # Nothing written: the dead task's record is as the supervisor left it.
 [ "$(sha256sum <"$D/$dead.status.json")" = "$dead_before" ] || fail "the dead task's record changed"

@@ -8,7 +8,7 @@
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
-#include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -21,21 +21,36 @@ namespace {
 constexpr const char* k_key_file = "fingerprint.key";
 constexpr std::size_t k_key_bytes = 32;
 
-std::optional<std::string> read_key(const TaskDir& dir)
+// The key; nullopt if there is none or it is unusable, with `problem` set
+// (naming the errno) unless there simply is none yet.
+std::optional<std::string> read_key(const TaskDir& dir, std::string& problem)
 {
+  problem.clear();
+  const std::string path = dir.file_path(k_key_file);
   UniqueFd fd(::openat(dir.fd(), k_key_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) {
+    if (errno != ENOENT) {
+      problem = "cannot open " + path + ": " + std::strerror(errno);
+    }
+    return std::nullopt;
+  }
   struct stat st
   {
   };
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
       st.st_size != static_cast<off_t>(k_key_bytes)) {
+    problem = path + " is not a 32-byte regular file of this user; remove it to make a new key";
     return std::nullopt;
   }
   std::string key(k_key_bytes, '\0');
   ssize_t n = 0;
   while ((n = ::pread(fd.get(), key.data(), key.size(), 0)) < 0 && errno == EINTR) {
   }
-  return n == static_cast<ssize_t>(k_key_bytes) ? std::optional(key) : std::nullopt;
+  if (n != static_cast<ssize_t>(k_key_bytes)) {
+    problem = "cannot read " + path + ": " + std::strerror(n < 0 ? errno : EIO);
+    return std::nullopt;
+  }
+  return key;
 }
 
 // Makes the key, holding the start lock (so cleanup never removes the temp
@@ -44,8 +59,9 @@ std::optional<std::string> read_key(const TaskDir& dir)
 void make_key(const TaskDir& dir)
 {
   const auto guard = DirLock::acquire(dir, k_start_lock_file);
-  if (read_key(dir)) {
-    return; // another start was first
+  std::string problem;
+  if (read_key(dir, problem) || !problem.empty()) {
+    return; // another start was first, or the caller reports the problem
   }
   std::string key(k_key_bytes, '\0');
   if (::getrandom(key.data(), key.size(), 0) != static_cast<ssize_t>(key.size())) {
@@ -67,18 +83,19 @@ void add_field(std::string& message, std::string_view field)
 
 Result<std::string> task_fingerprint(const TaskDir& dir, const LaunchRequest& request)
 {
-  auto key = read_key(dir);
-  if (!key) {
+  std::string problem;
+  auto key = read_key(dir, problem);
+  if (!key && problem.empty()) {
     try {
       make_key(dir);
     } catch (const Error& e) {
       return Failure{e.what()};
     }
-    key = read_key(dir);
+    key = read_key(dir, problem);
   }
   if (!key) {
-    return Failure{dir.file_path(k_key_file) +
-                   " is not a 32-byte regular file of this user; remove it to make a new key"};
+    return Failure{problem.empty() ? dir.file_path(k_key_file) + " vanished as it was made"
+                                   : problem};
   }
   const auto& record = request.record;
   std::string message = "bgtask-fingerprint-1";
