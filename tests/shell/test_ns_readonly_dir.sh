@@ -49,6 +49,10 @@ rc=0; bg wait "$done_id" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 0 ] || fail "wait on the finished task exited $rc"
 rc=0; out=$(bg output "$dead" 2>&1) || rc=$?
 [ "$rc" = 0 ] || fail "output of the dead task exited $rc: $out"
+# What must write says why it cannot.
+rc=0; out=$(bg cleanup --older-than 0 2>&1) || rc=$?
+[ "$rc" = 1 ] && grep -F "Read-only file system" <<<"$out" >/dev/null ||
+  fail "cleanup on the read-only directory exited $rc: $out"
 
 # Nothing written: the dead task's record is as the supervisor left it.
 [ "$(sha256sum <"$D/$dead.status.json")" = "$dead_before" ] || fail "the dead task's record changed"

@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <thread>
 #include <unistd.h>
 
@@ -260,6 +261,12 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
   const bool json = vm.count("json") != 0;
   const bool listed = !json && vm.count("quiet") == 0;
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  struct statvfs mount
+  {
+  };
+  if (!dry_run && ::fstatvfs(dir.fd(), &mount) == 0 && (mount.f_flag & ST_RDONLY) != 0) {
+    throw_system("cannot clean up " + dir.path(), EROFS); // rather than skip every task
+  }
 
   const auto files = scan_files(dir);
   std::vector<std::string> ids;

@@ -164,7 +164,9 @@ enum class Stopping { no, cancel, timeout };
 void end_pause(TaskRecord& record)
 {
   if (record.pause.paused && record.pause.since) {
-    record.pause.paused_s += static_cast<double>((now() - *record.pause.since).count()) / 1000.0;
+    // Never less: the wall clock may have been set back meanwhile.
+    const auto paused = std::max(Milliseconds(0), now() - *record.pause.since);
+    record.pause.paused_s += static_cast<double>(paused.count()) / 1000.0;
   }
   record.pause.paused = false;
   record.pause.requested = false;
