@@ -1,7 +1,6 @@
 #pragma once
 
-#include <bgtask/util/unique_fd.hpp>
-
+#include <chrono>
 #include <string>
 
 namespace bgtask {
@@ -12,28 +11,29 @@ class TaskDir;
 // directory deleted (`rm -rf`, its link count is 0) or the task's own record
 // deleted. Such a task can no longer be seen, waited for or cancelled, so
 // its supervisor stops the command and exits (RELIABILITY.md).
+//
+// It looks every k_interval (an fstat of the directory and a read of the
+// record) rather than through inotify: a running task would otherwise hold
+// an inotify instance for its whole life, and a user has only 128 of them
+// by default, shared with every other program they run.
 class RemovalWatch
 {
 public:
-  // Watches `dir` for the deletion of itself and of `id`'s record. Without
-  // inotify (no instance left) fd() is -1 and the caller asks removed()
-  // every k_recheck_ms instead.
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::seconds k_interval{2};
+
   RemovalWatch(const TaskDir& dir, std::string id);
 
-  // How often to ask removed() when fd() is -1.
-  static constexpr int k_recheck_ms = 60000;
+  // When removed() looks next.
+  Clock::time_point next_look() const { return m_next; }
 
-  // The descriptor to poll: readable when something may have been removed.
-  int fd() const { return m_inotify.get(); }
-
-  // Drains pending events and, if one may be the removal (or always,
-  // without inotify), looks: true once the task was removed.
-  bool removed();
+  // Looks if a look is due at `now`: true once the task was removed.
+  bool removed(Clock::time_point now);
 
 private:
   const TaskDir& m_dir;
   std::string m_id;
-  UniqueFd m_inotify;
+  Clock::time_point m_next;
 };
 
 } // namespace bgtask

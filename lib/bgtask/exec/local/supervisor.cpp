@@ -215,9 +215,13 @@ public:
         signal_tree(SIGKILL);
         m_kill_at.reset();
       }
-      const auto next = m_kill_at
-                          ? m_kill_at
-                          : (m_stopping == Stopping::no && !m_paused ? m_timeout_at : std::nullopt);
+      stop_if_removed(now);
+      auto next = m_kill_at
+                    ? m_kill_at
+                    : (m_stopping == Stopping::no && !m_paused ? m_timeout_at : std::nullopt);
+      if (m_stopping == Stopping::no) {
+        next = std::min(next.value_or(SteadyClock::time_point::max()), m_removal.next_look());
+      }
       status = wait_for_events(next);
     }
     if (m_capture) {
@@ -246,17 +250,9 @@ private:
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now);
       wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
     }
-    if (m_removal.fd() < 0 && (wait_ms < 0 || wait_ms > RemovalWatch::k_recheck_ms)) {
-      wait_ms = RemovalWatch::k_recheck_ms;
-    }
     const int capture_fd = m_capture && !resting ? m_capture->fd() : -1;
-    pollfd fds[3] = {
-      {m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}, {m_removal.fd(), POLLIN, 0}};
-    const int ready = ::poll(fds, 3, wait_ms);
-    if ((ready > 0 && fds[2].revents != 0) || (ready == 0 && m_removal.fd() < 0)) {
-      stop_if_removed();
-    }
-    if (ready <= 0) {
+    pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
+    if (::poll(fds, 2, wait_ms) <= 0) {
       return std::nullopt;
     }
     if (fds[1].revents != 0) {
@@ -293,9 +289,9 @@ private:
   // A task whose directory or record was deleted under it can no longer be
   // seen, waited for or cancelled: stop it as a cancel would (no retry
   // follows), and the final record, with nowhere to go, is not written.
-  void stop_if_removed()
+  void stop_if_removed(SteadyClock::time_point now)
   {
-    if (m_stopping == Stopping::no && m_removal.removed()) {
+    if (m_stopping == Stopping::no && m_removal.removed(now)) {
       begin_stop(Stopping::cancel, m_plan.request.grace);
     }
   }
