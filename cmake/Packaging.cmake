@@ -56,10 +56,13 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "man-db, bash-completion")
 # dpkg-shlibdeps (from dpkg-dev) reads the binary's shared libraries and
 # names the packages and versions it needs; CPack runs file(1) first to find
-# the binaries. Without either, list the packages by hand.
+# the binaries. Without either, list the packages by hand. A static binary
+# (the default for Release builds, cmake/Linkage.cmake) needs none.
 find_program(BGTASK_DPKG_SHLIBDEPS dpkg-shlibdeps)
 find_program(BGTASK_FILE file)
-if(BGTASK_DPKG_SHLIBDEPS AND BGTASK_FILE)
+if(NOT BGTASK_LINKAGE_USED STREQUAL "dynamic")
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+elseif(BGTASK_DPKG_SHLIBDEPS AND BGTASK_FILE)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS

@@ -21,6 +21,16 @@
 //                                  1 KiB file the way bgtask writes records
 //                                  (temp, fsync, rename, fsync of DIR) and
 //                                  prints statistics (ms) as JSON
+//   floor DIR                      the least a durable start can do: this
+//                                  process forks a child that writes one
+//                                  record durably (as the first record of a
+//                                  task: temp, fsync, rename, fsync of DIR)
+//                                  and tells it so through a pipe; it exits
+//                                  once told (scripts/bench times it)
+//   reap CMD...                    runs CMD as a child subreaper, waits for
+//                                  every process it leaves behind, and prints
+//                                  the wall time and the CPU time (user +
+//                                  system) of all of them, in ms
 //   stats                          reads numbers from stdin, prints
 //                                  statistics as JSON
 
@@ -45,6 +55,7 @@
 #include <map>
 #include <spawn.h>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
@@ -359,6 +370,72 @@ int write_probe(const std::vector<std::string>& args)
   return 0;
 }
 
+int floor_start(const std::vector<std::string>& args)
+{
+  if (args.size() != 1) {
+    die("usage: floor DIR");
+  }
+  const auto dir = bgtask::TaskDir::open(args[0]);
+  const TimePoint created = bgtask::now();
+  TaskRecord record = finished_record(dir, created, 0);
+  record.state = bgtask::TaskState::running;
+  record.finished_at.reset();
+  record.events.resize(1);
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    die(std::string("pipe: ") + std::strerror(errno));
+  }
+  const pid_t child = ::fork();
+  if (child < 0) {
+    die(std::string("fork: ") + std::strerror(errno));
+  }
+  if (child == 0) {
+    ::close(report[0]);
+    bgtask::replace_file_atomically(dir, bgtask::status_file_name(record.id),
+                                    bgtask::encode_record(record));
+    const char done = '0';
+    ::_exit(::write(report[1], &done, 1) == 1 ? 0 : 1);
+  }
+  ::close(report[1]);
+  char done = 0;
+  while (::read(report[0], &done, 1) < 0 && errno == EINTR) {
+  }
+  return done == '0' ? 0 : 1;
+}
+
+int reap(const std::vector<std::string>& args)
+{
+  if (args.empty()) {
+    die("usage: reap CMD...");
+  }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const auto begin = clock_ns(CLOCK_MONOTONIC);
+  const pid_t pid = spawn(args, QuietStderr::no);
+  int code = 0;
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::wait(&status);
+    if (done < 0 && errno == EINTR) {
+      continue;
+    }
+    if (done < 0) {
+      break; // no child left
+    }
+    if (done == pid) {
+      code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+  }
+  const double wall_ms = static_cast<double>(clock_ns(CLOCK_MONOTONIC) - begin) / 1e6;
+  rusage usage{};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  const auto ms = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+  };
+  std::printf("{\"wall_ms\":%.1f,\"cpu_ms\":%.1f,\"exit\":%d}\n", wall_ms,
+              ms(usage.ru_utime) + ms(usage.ru_stime), code);
+  return 0;
+}
+
 int stats(const std::vector<std::string>&)
 {
   std::vector<double> values;
@@ -375,10 +452,17 @@ int stats(const std::vector<std::string>&)
 int main(int argc, char** argv)
 {
   const std::map<std::string, int (*)(const std::vector<std::string>&)> tools = {
-    {"generate", generate},   {"latency", latency},         {"sleep-stamp", sleep_stamp},
-    {"exit-time", exit_time}, {"write-probe", write_probe}, {"stats", stats}};
+    {"generate", generate},
+    {"latency", latency},
+    {"sleep-stamp", sleep_stamp},
+    {"exit-time", exit_time},
+    {"write-probe", write_probe},
+    {"floor", floor_start},
+    {"reap", reap},
+    {"stats", stats}};
   if (argc < 2 || tools.count(argv[1]) == 0) {
-    die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|stats ARGS...");
+    die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|floor|reap|stats "
+        "ARGS...");
   }
   try {
     return tools.at(argv[1])(std::vector<std::string>(argv + 2, argv + argc));
