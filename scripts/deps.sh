@@ -20,6 +20,7 @@ test_packages=(
   clang libclang-rt-14-dev # scripts/fuzz, scripts/test --sanitize
   clang-format             # scripts/check-format
   jq                       # reading records in the shell tests
+  python3-jsonschema       # tests/tools/check_records.py: records against docs/record.schema.json
   procps                   # ps, pgrep, pkill
   util-linux mount bsdutils # unshare, setsid, flock, runuser; mount; script(1)
   passwd                   # useradd, for tests run as a second user

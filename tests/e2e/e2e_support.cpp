@@ -336,6 +336,12 @@ void E2eTest::SetUp()
 void E2eTest::TearDown()
 {
   kill_leftovers();
+  if (!HasFailure()) {
+    // Every record the test left, and their --json forms, match the schema.
+    const Result check =
+      run({"/usr/bin/python3", BGTASK_RECORD_CHECKER, "--bgtask", bgtask_binary(), m_dir.string()});
+    EXPECT_EQ(check.exit_code, 0) << "records violate docs/record.schema.json: " << check;
+  }
   if (HasFailure()) {
     std::cerr << "kept " << m_work << " for inspection\n";
     return;

@@ -33,6 +33,17 @@ TEST_F(CorruptRecord, IsListedExplainedAndNeverRemoved)
   EXPECT_EQ(array.get_array()[1].at("id"), json::value(bad));
   EXPECT_EQ(array.get_array()[1].at("state"), json::value("corrupt"));
   EXPECT_TRUE(array.get_array()[1].at("error").is_string());
+  // The same keys as a readable record, `unreadable` saying why.
+  const auto& readable = array.get_array()[0].as_object();
+  const auto& unreadable = array.get_array()[1].as_object();
+  EXPECT_EQ(readable.size(), unreadable.size()) << list_json;
+  for (const auto& entry : readable) {
+    EXPECT_TRUE(unreadable.contains(entry.key())) << entry.key();
+  }
+  EXPECT_TRUE(readable.at("unreadable").is_null());
+  EXPECT_EQ(unreadable.at("unreadable"), unreadable.at("error"));
+  EXPECT_NE(unreadable.at("unreadable").as_string().find("invalid JSON"), std::string::npos);
+  EXPECT_TRUE(unreadable.at("command").is_null());
   EXPECT_EQ(bg({"list", "--json", "--state", "corrupt"}).out.find(good), std::string::npos);
 
   const Result status = bg({"status", bad});

@@ -46,16 +46,36 @@ kill_leftovers() {
   [ "$killed" -eq 0 ] || echo "$TEST_NAME: killed $killed processes it had left running" >&2
 }
 
+# check_records: validates every task directory the test left under $WORK
+# (each directory holding an ID.status.json) against docs/record.schema.json:
+# the record files, and `list --json` and `status --json` on them
+# (tests/tools/check_records.py). Fails if any record violates the schema.
+check_records() {
+  local dirs=()
+  mapfile -t dirs < <(find "$WORK" -xdev -name '*.status.json' -printf '%h\n' 2>/dev/null | sort -u)
+  [ ${#dirs[@]} -gt 0 ] || return 0
+  /usr/bin/python3 "$BGTASK_TEST_LIB_DIR/../tools/check_records.py" --bgtask "$BGTASK" "${dirs[@]}"
+}
+BGTASK_TEST_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 cleanup_work() {
   local rc=$?
-  # Kill whatever this test left running, then remove the work directory
-  # unless the test failed (kept for inspection).
+  # Kill whatever this test left running, then check the records it left
+  # (a passing test fails if one violates the schema), then remove the work
+  # directory unless the test failed (kept for inspection).
   kill_leftovers
+  local invalid=no
+  if [ "$rc" -eq 0 ] && ! check_records; then
+    echo "FAIL: $TEST_NAME left records that violate docs/record.schema.json" >&2
+    rc=1 invalid=yes
+  fi
   if [ "$rc" -eq 0 ] || [ "$rc" -eq 125 ]; then
     rm -rf "$WORK"
   else
     echo "kept $WORK for inspection" >&2
   fi
+  # (An EXIT trap keeps the script's status unless it exits itself.)
+  [ "$invalid" = no ] || exit 1
 }
 trap cleanup_work EXIT
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bgtask in pipelines, the way scripts use it: a follower whose reader goes
 # away exits while the task is silent; `run` into a pipe writes only the
-# task's bytes; the waiter's own outcomes have their own exit codes.
+# task's bytes, and a `run` whose reader goes away stops its task; the
+# waiter's own outcomes have their own exit codes.
 source "$(dirname "$0")/lib.sh"
 
 # A task that says it is ready, then stays silent for a minute.
@@ -65,6 +66,30 @@ timeout -s KILL 30 script -qfec "$quoted | cat >$WORK/run.out" "$WORK/run.tty" <
 printf 'a\r50%%\033[32mok\033[0m\ndone\n' | cmp -s - "$WORK/run.out" ||
   fail "run | cat got $(od -c "$WORK/run.out" | sed -n 1,5p)"
 ! grep -a "bgtask:" "$WORK/run.tty" >/dev/null || fail "run drew a status line while stdout was a pipe: $(cat -v "$WORK/run.tty")"
+
+# `run` into a pipe whose reader goes away: it notices while the task is
+# silent (a minute away from its next write), cancels the task as SIGPIPE
+# would stop a foreground command, and exits 141. timeout 30 stands for
+# "never". Then the same with a task that keeps writing (EPIPE, not poll).
+for kind in silent chatty; do
+  case $kind in
+  silent) script='echo ready; sleep 60' ;;
+  *) script='echo ready; while :; do echo more; sleep 0.05; done' ;;
+  esac
+  set +o pipefail
+  timeout 30 "$BGTASK" --dir "$D" run --name "run-$kind" --grace 1s -c "$script" 2>"$WORK/run-$kind.err" |
+    head -1 >"$WORK/run-$kind.out" # sigpipe-ok: the test
+  statuses=("${PIPESTATUS[@]}")
+  set -o pipefail
+  [ "${statuses[0]}" -eq 141 ] || fail "run ($kind) with its reader gone exited ${statuses[0]}, not 141: $(cat "$WORK/run-$kind.err")"
+  [ "$(cat "$WORK/run-$kind.out")" = ready ] || fail "head -1 read '$(cat "$WORK/run-$kind.out")'"
+  id=$(bg list --name "run-$kind" --json | jq -r '.[0].id')
+  [ "$(field "$id" .state)" = cancelled ] || fail "run ($kind) left its task $(field "$id" .state)"
+  grep -c "reader of stdout went away" "$WORK/run-$kind.err" >/dev/null ||
+    fail "run ($kind) said: $(cat "$WORK/run-$kind.err")"
+  child=$(field "$id" .child.pid)
+  ! kill -0 "$child" 2>/dev/null || fail "the command of run ($kind) still runs"
+done
 
 # On a terminal (stdout and stderr the same pty) the status line is drawn.
 printf -v quoted '%q ' "$BGTASK" --dir "$D" run -c 'echo one; sleep 2.5; echo two'

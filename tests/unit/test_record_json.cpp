@@ -267,6 +267,30 @@ TEST(RecordJson, WritesEveryDocumentedKey)
   EXPECT_EQ(o.at("state"), json::value("failed"));
 }
 
+TEST(RecordJson, AnUnreadableRecordHasEveryKeyOfARecord)
+{
+  const auto record = as_object(full_record());
+  EXPECT_TRUE(record.at("unreadable").is_null());
+  const json::value corrupt = bgtask::corrupt_record_to_json("01hx2k3m4n5p", "invalid JSON: x");
+  const auto& o = corrupt.as_object();
+  ASSERT_EQ(o.size(), record.size());
+  for (const auto& entry : record) {
+    ASSERT_TRUE(o.contains(entry.key())) << entry.key();
+    const std::string key(entry.key());
+    if (key == "schema") {
+      EXPECT_EQ(o.at(key), json::value(1));
+    } else if (key == "id") {
+      EXPECT_EQ(o.at(key), json::value("01hx2k3m4n5p"));
+    } else if (key == "state") {
+      EXPECT_EQ(o.at(key), json::value("corrupt"));
+    } else if (key == "error" || key == "unreadable") {
+      EXPECT_EQ(o.at(key), json::value("invalid JSON: x")) << key;
+    } else {
+      EXPECT_TRUE(o.at(key).is_null()) << key;
+    }
+  }
+}
+
 TEST(RecordJson, WritesTimestampsAsRfc3339UtcWithMilliseconds)
 {
   const auto o = as_object(full_record());

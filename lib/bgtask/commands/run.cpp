@@ -46,6 +46,17 @@ bool status_line_fits()
          out.st_rdev == err.st_rdev;
 }
 
+// True if stdout is a pipe or a socket: the one kind of stdout whose reader
+// can go away (`bgtask run ... | head -1`). A terminal that hangs up sends
+// SIGHUP, which detaches.
+bool stdout_is_pipe()
+{
+  struct stat out
+  {
+  };
+  return ::fstat(STDOUT_FILENO, &out) == 0 && (S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode));
+}
+
 std::size_t terminal_width()
 {
   winsize size{};
@@ -136,6 +147,9 @@ public:
       m_watcher(dir, WatchOutput::yes)
   {
     m_watcher.watch_interrupts();
+    if (stdout_is_pipe()) {
+      m_watcher.watch_reader(STDOUT_FILENO);
+    }
   }
 
   int follow(std::optional<Clock::time_point> deadline)
@@ -145,11 +159,15 @@ public:
       copy_output();
       if (is_final(record.state)) {
         m_copier.finish();
-        return exit_status_of(record);
+        return m_copier.reader_gone() ? static_cast<int>(ExitCode::reader_gone)
+                                      : exit_status_of(record);
       }
       const auto now = Clock::now();
       if (interrupt_signal() == SIGINT) {
-        return cancel();
+        return cancel("Ctrl-C", ExitCode::run_interrupted);
+      }
+      if (m_copier.reader_gone() || m_watcher.reader_gone()) {
+        return cancel("the reader of stdout went away", ExitCode::reader_gone);
       }
       if ((deadline && now >= *deadline) || interrupt_signal() != 0) {
         return detach(record, now);
@@ -181,19 +199,20 @@ private:
     }
   }
 
-  // Ctrl-C: stop the task as the terminal would stop a foreground command.
-  int cancel()
+  // Ctrl-C, or the pipe's reader gone: stop the task as the terminal (or
+  // SIGPIPE) would stop a foreground command; returns `code`.
+  int cancel(std::string_view why, ExitCode code)
   {
     m_copier.finish();
     std::cout << std::flush;
-    std::cerr << (at_line_start(m_output.get(), m_offset) ? "" : "\n")
-              << "bgtask: Ctrl-C: cancelling task " << m_id << "\n";
+    std::cerr << (at_line_start(m_output.get(), m_offset) ? "" : "\n") << "bgtask: " << why
+              << ": cancelling task " << m_id << "\n";
     const CancelResult result = cancel_tasks(m_dir, {m_id}, std::nullopt);
     copy_output();
     m_copier.finish();
     std::cerr << "bgtask: task " << m_id << " "
               << escape_for_terminal(state_text(result.records.front()), KeepNewlines::no) << "\n";
-    return static_cast<int>(ExitCode::run_interrupted);
+    return static_cast<int>(code);
   }
 
   int detach(const TaskRecord& record, Clock::time_point now)
@@ -269,6 +288,11 @@ int run_run(const GlobalOptions& global, const CommandArgs& args)
     throw Error(static_cast<ExitCode>(started.launch.exit_code),
                 "task " + id + " failed to start: " + started.launch.error);
   }
+  // A write to a pipe whose reader is gone fails with EPIPE instead of
+  // killing `run` (the task would run on unseen): `run` then stops the task.
+  // The supervisor was forked before, and every process bgtask starts resets
+  // its signals.
+  ::signal(SIGPIPE, SIG_IGN);
   Follower follower(global, dir, id, escape);
   return follower.follow(detach_after ? std::optional(began + *detach_after) : std::nullopt);
 }

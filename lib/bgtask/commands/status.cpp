@@ -107,7 +107,11 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
       status = static_cast<int>(ExitCode::failure);
       std::cerr << "bgtask: error: record of task " << ids[i] << " is corrupt: " << reason << '\n';
       if (json) {
-        array.push_back(corrupt_record_to_json(ids[i], reason));
+        auto object = corrupt_record_to_json(ids[i], reason);
+        if (tail_text) {
+          object.as_object()["output_tail"] = to_valid_utf8(output_tail(dir, ids[i], tail));
+        }
+        array.push_back(std::move(object));
       }
       continue;
     }

@@ -675,6 +675,7 @@ json::value record_to_json(const TaskRecord& r)
   o["on_exit"] = optional_string(r.on_exit);
   o["fingerprint"] = optional_string(r.fingerprint);
   lifecycle_to_json(r, o);
+  o["unreadable"] = nullptr; // a record that was read; see corrupt_record_to_json
   return v;
 }
 
@@ -691,11 +692,17 @@ json::value records_to_json(const std::vector<TaskRecord>& records)
 
 json::value corrupt_record_to_json(std::string_view id, std::string_view reason)
 {
-  json::value v;
-  auto& o = v.emplace_object();
-  o["id"] = id;
+  // Every key a record has, so readers see one shape; what is not known is null.
+  json::value v = record_to_json(TaskRecord{});
+  auto& o = v.as_object();
+  for (auto& entry : o) {
+    entry.value() = nullptr;
+  }
+  o["schema"] = k_record_schema;
+  o["id"] = to_valid_utf8(id);
   o["state"] = "corrupt";
-  o["error"] = reason;
+  o["error"] = to_valid_utf8(reason);
+  o["unreadable"] = to_valid_utf8(reason);
   return v;
 }
 

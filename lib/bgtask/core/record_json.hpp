@@ -20,7 +20,9 @@ boost::json::value record_to_json(const TaskRecord& record);
 // A JSON array of records, in order.
 boost::json::value records_to_json(const std::vector<TaskRecord>& records);
 
-// What `--json` shows for a record that cannot be read: `{id, state: "corrupt", error}`.
+// What `--json` shows for a record that cannot be read: every key of a
+// record, null but for `schema`, `id`, `state` ("corrupt"), and `error` and
+// `unreadable` (both the reason). A record that was read has `unreadable` null.
 boost::json::value corrupt_record_to_json(std::string_view id, std::string_view reason);
 
 // Serializes a record as one compact JSON document followed by a newline.

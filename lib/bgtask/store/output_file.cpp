@@ -17,18 +17,24 @@ namespace {
 
 constexpr std::size_t k_chunk = 64 * 1024;
 
-void write_stdout(std::string_view data)
+// Writes all of `data` to stdout; false if its reader went away (EPIPE,
+// seen only where SIGPIPE is ignored). Throws Error(failure) on other errors.
+bool write_stdout(std::string_view data)
 {
   while (!data.empty()) {
     const ssize_t n = ::write(STDOUT_FILENO, data.data(), data.size());
     if (n < 0 && errno == EINTR) {
       continue;
     }
+    if (n < 0 && errno == EPIPE) {
+      return false;
+    }
     if (n <= 0) {
       throw_system("cannot write to standard output", n < 0 ? errno : EIO);
     }
     data.remove_prefix(static_cast<std::size_t>(n));
   }
+  return true;
 }
 
 } // namespace
@@ -194,7 +200,7 @@ std::string read_last_lines(int fd, std::size_t lines)
 
 std::uint64_t OutputCopier::copy_from(int fd, std::uint64_t offset)
 {
-  for (;;) {
+  while (!m_reader_gone) {
     const OutputChunk chunk = read_output_chunk(fd, offset, k_chunk);
     write(chunk.skipped, chunk.data);
     if (chunk.data.empty()) {
@@ -202,6 +208,12 @@ std::uint64_t OutputCopier::copy_from(int fd, std::uint64_t offset)
     }
     offset = chunk.offset + chunk.data.size();
   }
+  return offset;
+}
+
+void OutputCopier::put(std::string_view bytes)
+{
+  m_reader_gone = m_reader_gone || !write_stdout(bytes);
 }
 
 void OutputCopier::write(std::uint64_t dropped, std::string_view bytes)
@@ -215,7 +227,7 @@ void OutputCopier::write(std::uint64_t dropped, std::string_view bytes)
 void OutputCopier::emit_marker(std::uint64_t dropped)
 {
   finish();
-  write_stdout((m_last == '\n' ? "" : "\n") + dropped_output_marker(dropped));
+  put((m_last == '\n' ? "" : "\n") + dropped_output_marker(dropped));
   m_last = '\n';
 }
 
@@ -225,19 +237,19 @@ void OutputCopier::emit(std::string_view bytes)
     m_last = bytes.back();
   }
   if (m_escape == Escape::no) {
-    write_stdout(bytes);
+    put(bytes);
     return;
   }
   m_pending.append(bytes);
   const std::size_t hold = incomplete_utf8_tail(m_pending);
-  write_stdout(escape_for_terminal(std::string_view(m_pending).substr(0, m_pending.size() - hold)));
+  put(escape_for_terminal(std::string_view(m_pending).substr(0, m_pending.size() - hold)));
   m_pending.erase(0, m_pending.size() - hold);
 }
 
 void OutputCopier::finish()
 {
   if (!m_pending.empty()) {
-    write_stdout(escape_for_terminal(m_pending));
+    put(escape_for_terminal(m_pending));
     m_pending.clear();
   }
 }
@@ -288,7 +300,8 @@ void PrefixedLineCopier::emit_line(std::string_view line)
     text += line;
   }
   text += '\n';
-  write_stdout(text);
+  // A follower of several tasks dies of SIGPIPE here when its reader is gone.
+  static_cast<void>(write_stdout(text));
 }
 
 void PrefixedLineCopier::finish()

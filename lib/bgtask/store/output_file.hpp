@@ -73,7 +73,9 @@ enum class Escape { yes, no };
 
 // Writes output to stdout chunk by chunk, escaping it for the terminal when
 // `escape` is yes (without splitting a UTF-8 sequence across chunks), with
-// dropped_output_marker on a line of its own where the gap is.
+// dropped_output_marker on a line of its own where the gap is. Where SIGPIPE
+// is ignored, a write that finds stdout's reader gone (EPIPE) makes
+// reader_gone() true and every later write a no-op.
 class OutputCopier
 {
 public:
@@ -91,13 +93,18 @@ public:
   // Writes out any bytes held back.
   void finish();
 
+  // True once a write found that stdout's reader went away.
+  bool reader_gone() const { return m_reader_gone; }
+
 private:
   void emit(std::string_view bytes);
   void emit_marker(std::uint64_t dropped);
+  void put(std::string_view bytes);
 
   Escape m_escape;
   std::string m_pending;
   char m_last = '\n';
+  bool m_reader_gone = false;
 };
 
 // Copies output to stdout a whole line at a time, each line preceded by a
