@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Records from elsewhere (security guide H5): huge, deeply nested, invalid,
 # wrongly typed, foreign-owned, misnamed and forged records. Every command
-# reports them as corrupt with a reason (or, for forged pids, judges them
-# without signalling anything), returns promptly, never crashes, and
+# reports them as corrupt with a reason (forged pids 0 and -1 too; pid 1 is
+# judged without signalling anything), returns promptly, never crashes, and
 # `cleanup` never deletes them. Invalid UTF-8 that bgtask itself receives
 # (argv, --name) is stored so the record still parses.
 source "$(dirname "$0")/lib.sh"
@@ -140,6 +140,7 @@ for pid in 0 -1 1; do
     run $command
     [ "$rc" -ne 137 ] || fail "$command on a record forged with pid $pid hung"
   done
+  [ "$pid" -eq 1 ] || check_corrupt "$id" "not a process ID" "pid $pid"
 done
 kill -0 1 || fail "init is gone?"
 

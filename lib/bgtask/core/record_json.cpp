@@ -342,10 +342,21 @@ std::vector<std::string> get_strings(const json::value& v, std::string_view key)
   return out;
 }
 
+// A process ID: 1 or more (a forged 0 or -1 would name a process group or
+// every process to kill(2)).
+int get_pid(const json::value& v, std::string_view key)
+{
+  const int pid = get_int32(v, key);
+  if (pid < 1) {
+    bad(key, "not a process ID");
+  }
+  return pid;
+}
+
 OwnerIdentity decode_owner(const json::object& o)
 {
   OwnerIdentity owner;
-  owner.pid = get_int32(require(o, "pid"), "owner.pid");
+  owner.pid = get_pid(require(o, "pid"), "owner.pid");
   owner.instance = get_string(require(o, "instance"), "owner.instance");
   owner.start_time = get_uint(require(o, "start_time"), "owner.start_time");
   owner.boot_id = get_string(require(o, "boot_id"), "owner.boot_id");
@@ -356,8 +367,8 @@ OwnerIdentity decode_owner(const json::object& o)
 ChildIdentity decode_child(const json::object& o)
 {
   ChildIdentity child;
-  child.pid = get_int32(require(o, "pid"), "child.pid");
-  child.pgid = get_int32(require(o, "pgid"), "child.pgid");
+  child.pid = get_pid(require(o, "pid"), "child.pid");
+  child.pgid = get_pid(require(o, "pgid"), "child.pgid");
   child.start_time = get_uint(require(o, "start_time"), "child.start_time");
   return child;
 }
