@@ -23,3 +23,5 @@ stop_tasks() {
 trap stop_tasks EXIT
 mkdir -m 700 "$work/tasks"
 node "$here/e2e.mjs" "$BGTASK" "$work/tasks"
+# The records the tools made, and their --json forms, match docs/record.schema.json.
+/usr/bin/python3 "$here/../tools/check_records.py" --bgtask "$BGTASK" "$work/tasks"

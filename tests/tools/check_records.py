@@ -60,8 +60,10 @@ def run_bgtask(binary, directory, args):
     """(exit status, parsed stdout or None, stderr) of `bgtask --dir DIR ARGS`."""
     # Without the test's BGTASK_* settings (fault seams, limits), which were
     # meant for the test's own commands.
+    # A Slurm controller the test has stopped by now is not waited for long.
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("BGTASK_") or k == "BGTASK_TEST_WORK"}
+    env["BGTASK_SLURM_TIMEOUT"] = "3s"
     try:
         done = subprocess.run([binary, "--dir", directory] + args, capture_output=True,
                               timeout=60, check=False, env=env)
