@@ -649,6 +649,8 @@ json::value record_to_json(const TaskRecord& r)
     c["clock"] = to_valid_utf8(r.started_clock->clock);
     c["ms"] = r.started_clock->ms;
     o["started_clock"] = std::move(c);
+  } else {
+    o["started_clock"] = nullptr; // every key is written, absent values as null
   }
   o["finished_at"] = optional_time(r.finished_at);
   o["duration_s"] = optional_number(r.duration_s);
