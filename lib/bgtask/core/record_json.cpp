@@ -512,9 +512,9 @@ void decode_lifecycle(const json::object& o, TaskRecord& r)
   r.reason = opt_string(o, "reason");
 }
 
-TaskRecord decode_object(const json::object& o)
+// The task's identity and command: schema to env_names.
+void decode_identity(const json::object& o, TaskRecord& r)
 {
-  TaskRecord r;
   r.schema = get_int32(require(o, "schema"), "schema");
   if (r.schema != k_record_schema) {
     bad("schema", "unsupported version " + std::to_string(r.schema));
@@ -533,6 +533,11 @@ TaskRecord decode_object(const json::object& o)
   if (const auto* v = find(o, "env_names")) {
     r.env_names = get_strings(*v, "env_names");
   }
+}
+
+// The state and how the task ended, its times and its executor's identities.
+void decode_state(const json::object& o, TaskRecord& r)
+{
   const auto state = parse_task_state(get_string(require(o, "state"), "state"));
   if (!state) {
     bad("state", "unknown state");
@@ -570,6 +575,28 @@ TaskRecord decode_object(const json::object& o)
     r.slurm = decode_slurm(get_object(*v, "slurm"));
   }
   r.unsupervised = get_bool(o, "unsupervised");
+}
+
+OutputInfo decode_output(const json::object& out)
+{
+  OutputInfo output;
+  output.path = opt_string(out, "path").value_or("");
+  if (const auto* b = find(out, "bytes")) {
+    output.bytes = get_uint(*b, "output.bytes");
+  }
+  output.truncated = get_bool(out, "truncated");
+  if (const auto* d = find(out, "dropped_bytes")) {
+    output.dropped_bytes = get_uint(*d, "output.dropped_bytes");
+  }
+  if (const auto* d = find(out, "dropped_at"); d && !d->is_null()) {
+    output.dropped_at = get_uint(*d, "output.dropped_at");
+  }
+  return output;
+}
+
+// The cancel request, progress, events and output.
+void decode_activity(const json::object& o, TaskRecord& r)
+{
   if (const auto* v = find(o, "cancel_request")) {
     const auto& c = get_object(*v, "cancel_request");
     r.cancel_request = CancelRequest{get_time(require(c, "at"), "cancel_request.at"),
@@ -582,19 +609,13 @@ TaskRecord decode_object(const json::object& o)
     r.events = decode_events(*v);
   }
   if (const auto* v = find(o, "output")) {
-    const auto& out = get_object(*v, "output");
-    r.output.path = opt_string(out, "path").value_or("");
-    if (const auto* b = find(out, "bytes")) {
-      r.output.bytes = get_uint(*b, "output.bytes");
-    }
-    r.output.truncated = get_bool(out, "truncated");
-    if (const auto* d = find(out, "dropped_bytes")) {
-      r.output.dropped_bytes = get_uint(*d, "output.dropped_bytes");
-    }
-    if (const auto* d = find(out, "dropped_at"); d && !d->is_null()) {
-      r.output.dropped_at = get_uint(*d, "output.dropped_at");
-    }
+    r.output = decode_output(get_object(*v, "output"));
   }
+}
+
+// --queue, --after, what a queued task waits for, --on-exit, --dedupe.
+void decode_scheduling(const json::object& o, TaskRecord& r)
+{
   r.queue = opt_string(o, "queue");
   if (r.queue && !is_queue_name(*r.queue)) {
     bad("queue", "not a queue name");
@@ -618,6 +639,17 @@ TaskRecord decode_object(const json::object& o)
   }
   r.on_exit = opt_string(o, "on_exit");
   r.fingerprint = opt_string(o, "fingerprint");
+}
+
+// The fields are checked in the order they are written, so the first bad one
+// is the one reported.
+TaskRecord decode_object(const json::object& o)
+{
+  TaskRecord r;
+  decode_identity(o, r);
+  decode_state(o, r);
+  decode_activity(o, r);
+  decode_scheduling(o, r);
   decode_lifecycle(o, r);
   return r;
 }

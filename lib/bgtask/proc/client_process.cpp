@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 namespace bgtask {
 
@@ -39,26 +40,33 @@ bool read_some(int fd, std::string& into)
 
 } // namespace
 
-ClientResult run_client(const ClientCall& call)
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A started client: its pid and our ends of its stdin, stdout and stderr.
+struct RunningClient
 {
-  ClientResult result;
-  if (call.argv.empty()) {
-    result.error = "no program given";
-    return result;
-  }
+  pid_t pid = -1;
+  UniqueFd in;  // closed when there is nothing (more) to write
+  UniqueFd out; // closed at end of file
+  UniqueFd err;
+};
+
+// Spawns `call` with its stdio on fresh pipes; an empty reason on success.
+std::string start_client(const ClientCall& call, RunningClient& client)
+{
   // stdin is a socket so that a client exiting early makes send() fail with
   // EPIPE instead of raising SIGPIPE in bgtask.
   int in_pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pair) != 0) {
-    result.error = std::string("cannot create a socket pair: ") + std::strerror(errno);
-    return result;
+    return std::string("cannot create a socket pair: ") + std::strerror(errno);
   }
-  UniqueFd in_parent(in_pair[0]);
+  client.in = UniqueFd(in_pair[0]);
   UniqueFd in_child(in_pair[1]);
-  UniqueFd out_read, out_write, err_read, err_write;
-  if (!make_pipe(out_read, out_write) || !make_pipe(err_read, err_write)) {
-    result.error = std::string("cannot create a pipe: ") + std::strerror(errno);
-    return result;
+  UniqueFd out_write, err_write;
+  if (!make_pipe(client.out, out_write) || !make_pipe(client.err, err_write)) {
+    return std::string("cannot create a pipe: ") + std::strerror(errno);
   }
   SpawnRequest spawn;
   spawn.argv = call.argv;
@@ -69,71 +77,83 @@ ClientResult run_client(const ClientCall& call)
   spawn.umask = caller_umask();
   const Spawned spawned = spawn_program(spawn);
   if (spawned.pid < 0) {
-    result.end = ClientEnd::not_started;
-    result.error = "cannot run " + call.argv.front() + ": " + std::strerror(spawned.error);
-    return result;
+    return "cannot run " + call.argv.front() + ": " + std::strerror(spawned.error);
   }
-  const pid_t pid = spawned.pid;
-  in_child.close();
-  out_write.close();
-  err_write.close();
-
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + call.timeout;
-  std::size_t written = 0;
+  client.pid = spawned.pid;
   if (call.input.empty()) {
-    in_parent.close();
+    client.in.close();
   }
-  ::fcntl(in_parent.get(), F_SETFL, O_NONBLOCK);
-  ::fcntl(out_read.get(), F_SETFL, O_NONBLOCK);
-  ::fcntl(err_read.get(), F_SETFL, O_NONBLOCK);
-  bool killed = false;
-  while (out_read || err_read) {
+  for (const UniqueFd* fd : {&client.in, &client.out, &client.err}) {
+    if (*fd) {
+      ::fcntl(fd->get(), F_SETFL, O_NONBLOCK);
+    }
+  }
+  return {};
+}
+
+// Sends the next part of `input`; closes `in` once all of it is sent or the
+// client stops reading.
+void send_some(UniqueFd& in, const std::string& input, std::size_t& written)
+{
+  const ssize_t n = ::send(in.get(), input.data() + written, input.size() - written, MSG_NOSIGNAL);
+  if (n > 0) {
+    written += static_cast<std::size_t>(n);
+  }
+  if ((n < 0 && errno != EINTR && errno != EAGAIN) || written == input.size()) {
+    in.close();
+  }
+}
+
+// Feeds stdin and collects stdout and stderr until both reach end of file.
+// Returns false when it had to kill the client (deadline, capture cap, poll
+// failure).
+bool exchange(const ClientCall& call, RunningClient& client, Clock::time_point deadline,
+              ClientResult& result)
+{
+  std::size_t written = 0;
+  while (client.out || client.err) {
     const auto left = std::chrono::ceil<Milliseconds>(deadline - Clock::now()).count();
     if (left <= 0 || result.out.size() > k_max_captured || result.err.size() > k_max_captured) {
-      ::kill(pid, SIGKILL);
-      killed = true;
-      break;
+      return false;
     }
     std::vector<pollfd> fds;
-    if (out_read) {
-      fds.push_back(pollfd{out_read.get(), POLLIN, 0});
+    if (client.out) {
+      fds.push_back(pollfd{client.out.get(), POLLIN, 0});
     }
-    if (err_read) {
-      fds.push_back(pollfd{err_read.get(), POLLIN, 0});
+    if (client.err) {
+      fds.push_back(pollfd{client.err.get(), POLLIN, 0});
     }
-    if (in_parent) {
-      fds.push_back(pollfd{in_parent.get(), POLLOUT, 0});
+    if (client.in) {
+      fds.push_back(pollfd{client.in.get(), POLLOUT, 0});
     }
     if (::poll(fds.data(), fds.size(), static_cast<int>(std::min<std::int64_t>(left, 60000))) < 0 &&
         errno != EINTR) {
-      ::kill(pid, SIGKILL);
-      killed = true;
-      break;
+      return false;
     }
     for (const auto& p : fds) {
       if (p.revents == 0) {
         continue;
       }
-      if (p.fd == out_read.get() && !read_some(p.fd, result.out)) {
-        out_read.close();
-      } else if (p.fd == err_read.get() && !read_some(p.fd, result.err)) {
-        err_read.close();
-      } else if (p.fd == in_parent.get()) {
-        const ssize_t n =
-          ::send(p.fd, call.input.data() + written, call.input.size() - written, MSG_NOSIGNAL);
-        if (n > 0) {
-          written += static_cast<std::size_t>(n);
-        }
-        if ((n < 0 && errno != EINTR && errno != EAGAIN) || written == call.input.size()) {
-          in_parent.close();
-        }
+      if (p.fd == client.out.get() && !read_some(p.fd, result.out)) {
+        client.out.close();
+      } else if (p.fd == client.err.get() && !read_some(p.fd, result.err)) {
+        client.err.close();
+      } else if (p.fd == client.in.get()) {
+        send_some(client.in, call.input, written);
       }
     }
   }
-  in_parent.close();
-  // Both pipes at end of file: the client has (nearly) exited. Wait for it
-  // until the deadline, then kill it.
+  return true;
+}
+
+// Reaps the client: waits for it until the deadline, then kills it (at once
+// when `kill_now`). Returns its wait status, and whether it was killed.
+std::pair<int, bool> reap(pid_t pid, Clock::time_point deadline, bool kill_now)
+{
+  bool killed = kill_now;
+  if (killed) {
+    ::kill(pid, SIGKILL);
+  }
   int status = 0;
   for (;;) {
     const pid_t done = ::waitpid(pid, &status, killed ? 0 : WNOHANG);
@@ -149,6 +169,29 @@ ClientResult run_client(const ClientCall& call)
       }
     }
   }
+  return {status, killed};
+}
+
+} // namespace
+
+ClientResult run_client(const ClientCall& call)
+{
+  ClientResult result;
+  if (call.argv.empty()) {
+    result.error = "no program given";
+    return result;
+  }
+  RunningClient client;
+  if (std::string why = start_client(call, client); !why.empty()) {
+    result.end = ClientEnd::not_started;
+    result.error = std::move(why);
+    return result;
+  }
+  const auto deadline = Clock::now() + call.timeout;
+  const bool finished = exchange(call, client, deadline, result);
+  client.in.close();
+  // Both pipes at end of file: the client has (nearly) exited.
+  const auto [status, killed] = reap(client.pid, deadline, !finished);
   if (killed) {
     result.end = ClientEnd::timed_out;
     result.error = call.argv.front() + " did not answer within " + format_duration(call.timeout);
