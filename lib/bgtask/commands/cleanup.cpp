@@ -1,6 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
 #include <bgtask/commands/commands.hpp>
+#include <bgtask/core/cleanup_selection.hpp>
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -47,9 +48,11 @@ struct Summary
   std::uint64_t bytes_freed = 0;
 };
 
-std::map<std::string, TaskFiles> scan_files(const TaskDir& dir)
+using FileMap = std::map<std::string, TaskFiles>;
+
+FileMap scan_files(const TaskDir& dir)
 {
-  std::map<std::string, TaskFiles> files;
+  FileMap files;
   DirStream stream = DirStream::open_at(dir.fd());
   if (!stream) {
     throw_system("cannot read " + dir.path(), errno);
@@ -241,47 +244,62 @@ po::options_description cleanup_options()
   return options;
 }
 
-int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
+namespace {
+
+// What the command line asked for, parsed.
+struct CleanupRequest
+{
+  CleanupCriteria criteria;
+  Milliseconds older_than{0};
+  bool named = false; // task IDs were given
+  bool dry_run = false;
+  bool json = false;
+  bool listed = false; // print a line per task
+};
+
+CleanupRequest parse_request(const CommandArgs& args)
 {
   const auto& vm = args.options;
-  const bool named = !args.operands.empty();
-  std::optional<std::uint64_t> max_bytes;
+  CleanupRequest request;
+  request.named = !args.operands.empty();
+  auto& criteria = request.criteria;
   if (auto text = optional_value<std::string>(vm, "max-bytes")) {
-    max_bytes = value_or_usage(parse_byte_size(*text));
+    criteria.max_bytes = value_or_usage(parse_byte_size(*text));
   }
-  const auto older_than = value_or_usage(parse_duration(
-    optional_value<std::string>(vm, "older-than").value_or(max_bytes || named ? "0" : "7d")));
-  std::vector<std::string> states;
+  request.older_than =
+    value_or_usage(parse_duration(optional_value<std::string>(vm, "older-than")
+                                    .value_or(criteria.max_bytes || request.named ? "0" : "7d")));
   if (auto text = optional_value<std::string>(vm, "state")) {
-    states = parse_state_list(*text, "");
+    criteria.states = parse_state_list(*text, "");
   }
-  const auto keep_text = optional_value<std::string>(vm, "keep");
-  const std::size_t keep = keep_text ? value_or_usage(parse_count(*keep_text, "--keep")) : 0;
-  const bool dry_run = vm.count("dry-run") != 0;
-  const bool json = vm.count("json") != 0;
-  const bool listed = !json && vm.count("quiet") == 0;
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  struct statvfs mount
-  {
-  };
-  if (!dry_run && ::fstatvfs(dir.fd(), &mount) == 0 && (mount.f_flag & ST_RDONLY) != 0) {
-    throw_system("cannot clean up " + dir.path(), EROFS); // rather than skip every task
+  if (const auto keep_text = optional_value<std::string>(vm, "keep")) {
+    criteria.keep = value_or_usage(parse_count(*keep_text, "--keep"));
   }
+  request.dry_run = vm.count("dry-run") != 0;
+  request.json = vm.count("json") != 0;
+  request.listed = !request.json && vm.count("quiet") == 0;
+  return request;
+}
 
-  const auto files = scan_files(dir);
+// The reconciled records of the tasks to consider: the named ones, else every
+// task with a record. Unfinished ones are counted (and named, if asked for by
+// ID) but left out.
+std::vector<TaskRecord> finished_records(const TaskDir& dir, const FileMap& files,
+                                         const CommandArgs& args, Summary& summary)
+{
   std::vector<std::string> ids;
   for (const auto& [id, task] : files) {
     if (task.status) {
       ids.push_back(id);
     }
   }
+  const bool named = !args.operands.empty();
   if (named) {
     ids = resolve_task_ids(dir, args.operands); // unknown IDs: exit 2 before anything is removed
   }
   std::vector<TaskRecord> records = read_records(dir, ids);
   // One batch, so that Slurm's controller is asked once, not once per task.
   reconcile_records(dir, records);
-  Summary summary;
   std::vector<TaskRecord> finished;
   for (auto& record : records) {
     if (!is_final(record.state)) {
@@ -294,73 +312,86 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
     }
     finished.push_back(std::move(record));
   }
-  std::sort(finished.begin(), finished.end(), [](const TaskRecord& a, const TaskRecord& b) {
-    return a.finished_at.value_or(a.created_at) < b.finished_at.value_or(b.created_at);
-  });
-  // With --max-bytes: the files of all finished tasks, shrinking as tasks go.
-  std::uint64_t finished_bytes = 0;
-  std::vector<std::uint64_t> task_bytes(finished.size(), 0);
-  if (max_bytes) {
-    for (std::size_t i = 0; i < finished.size(); ++i) {
-      task_bytes[i] = files_size(dir, finished[i].id);
-      finished_bytes += task_bytes[i];
-    }
-  }
-  if (keep > 0) {
-    finished.resize(finished.size() > keep ? finished.size() - keep : 0);
-  }
-  const auto cutoff = now() - older_than;
-  std::vector<const TaskRecord*> chosen;
-  for (std::size_t i = 0; i < finished.size(); ++i) {
-    const auto& record = finished[i];
-    if (max_bytes && finished_bytes <= *max_bytes) {
-      break;
-    }
-    if (record.finished_at.value_or(record.created_at) > cutoff ||
-        (!states.empty() && std::find(states.begin(), states.end(),
-                                      std::string(to_string(record.state))) == states.end())) {
+  return finished;
+}
+
+// Removes the chosen tasks, then the leftovers of tasks that never got a
+// record, and counts what went.
+void remove_chosen(const TaskDir& dir, const FileMap& files,
+                   const std::vector<const TaskRecord*>& chosen, bool listed, Summary& summary)
+{
+  const auto freed = remove_tasks(dir, chosen);
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (!freed[i]) {
       continue;
     }
-    chosen.push_back(&record);
-    finished_bytes -= std::min(finished_bytes, task_bytes[i]);
+    ++summary.removed;
+    summary.bytes_freed += *freed[i];
+    if (listed) {
+      std::cout << "removed " << chosen[i]->id << ' ' << to_string(chosen[i]->state) << '\n';
+    }
+  }
+  if (summary.removed > 0) {
+    dir.sync(); // once for all removals, not once per task
+  }
+  for (const auto& [id, task] : files) {
+    if (!task.temps.empty() || (!task.status && (task.output || task.lock))) {
+      remove_leftovers(dir, id, task);
+    }
+  }
+  remove_abandoned_dir_temps(dir);
+}
+
+void print_summary(const Summary& summary, bool dry_run)
+{
+  boost::json::object o;
+  o["matched"] = summary.matched;
+  o["removed"] = summary.removed;
+  o["skipped_running"] = summary.skipped_running;
+  o["bytes_freed"] = summary.bytes_freed;
+  o["dry_run"] = dry_run;
+  print_json(o);
+}
+
+} // namespace
+
+int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
+{
+  CleanupRequest request = parse_request(args);
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  struct statvfs mount
+  {
+  };
+  if (!request.dry_run && ::fstatvfs(dir.fd(), &mount) == 0 && (mount.f_flag & ST_RDONLY) != 0) {
+    throw_system("cannot clean up " + dir.path(), EROFS); // rather than skip every task
+  }
+  const auto files = scan_files(dir);
+  Summary summary;
+  const std::vector<TaskRecord> finished = finished_records(dir, files, args, summary);
+  // With --max-bytes: the files of all finished tasks, shrinking as tasks go.
+  std::vector<std::uint64_t> task_bytes;
+  if (request.criteria.max_bytes) {
+    for (const auto& record : finished) {
+      task_bytes.push_back(files_size(dir, record.id));
+    }
+  }
+  request.criteria.cutoff = now() - request.older_than;
+  std::vector<const TaskRecord*> chosen;
+  for (const std::size_t i : select_for_removal(finished, task_bytes, request.criteria)) {
+    chosen.push_back(&finished[i]);
   }
   summary.matched = chosen.size();
-  if (dry_run) {
+  if (request.dry_run) {
     for (const auto* record : chosen) {
-      if (listed) {
+      if (request.listed) {
         std::cout << "would remove " << record->id << ' ' << to_string(record->state) << '\n';
       }
     }
   } else {
-    const auto freed = remove_tasks(dir, chosen);
-    for (std::size_t i = 0; i < chosen.size(); ++i) {
-      if (!freed[i]) {
-        continue;
-      }
-      ++summary.removed;
-      summary.bytes_freed += *freed[i];
-      if (listed) {
-        std::cout << "removed " << chosen[i]->id << ' ' << to_string(chosen[i]->state) << '\n';
-      }
-    }
-    if (summary.removed > 0) {
-      dir.sync(); // once for all removals, not once per task
-    }
-    for (const auto& [id, task] : files) {
-      if (!task.temps.empty() || (!task.status && (task.output || task.lock))) {
-        remove_leftovers(dir, id, task);
-      }
-    }
-    remove_abandoned_dir_temps(dir);
+    remove_chosen(dir, files, chosen, request.listed, summary);
   }
-  if (json) {
-    boost::json::object o;
-    o["matched"] = summary.matched;
-    o["removed"] = summary.removed;
-    o["skipped_running"] = summary.skipped_running;
-    o["bytes_freed"] = summary.bytes_freed;
-    o["dry_run"] = dry_run;
-    print_json(o);
+  if (request.json) {
+    print_summary(summary, request.dry_run);
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 // Records that can no longer matter (final, or of another queue) are read
 // once and then ignored, so events of unrelated tasks cost no reloading.
 
+#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/task_gate.hpp>
 #include <bgtask/proc/process_info.hpp>
@@ -246,25 +247,20 @@ private:
   std::optional<DirLock> try_take_slot(std::vector<UniqueFd>& watched)
   {
     refresh_queue();
-    bool ahead = false;
-    std::size_t running = 0;
+    std::vector<const TaskRecord*> others;
     for (const auto& [id, known] : m_known) {
       if (!known.record) {
         continue;
       }
       const TaskRecord& other = *known.record;
-      const bool waits_ahead = other.state == TaskState::queued && id < m_record.id &&
-                               other.waiting_for != WaitingFor::after;
-      if (other.state == TaskState::running) {
-        ++running;
-      }
-      ahead = ahead || waits_ahead;
-      if (other.state == TaskState::running || waits_ahead) {
+      others.push_back(&other);
+      // Whatever may free a slot or clear the way ahead wakes the waiter.
+      if (other.state == TaskState::running || waits_ahead(other, m_record.id)) {
         watch(other, watched);
       }
     }
     const std::size_t slots = load_queue_settings(m_dir, *m_record.queue).slots;
-    if (ahead || running >= slots) {
+    if (!may_take_slot(m_record.id, others, slots)) {
       return std::nullopt;
     }
     for (std::size_t slot = 0; slot < slots; ++slot) {
