@@ -8,73 +8,68 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <unistd.h>
+#include <utility>
 
 namespace bgtask {
 
 namespace {
 
-constexpr Milliseconds k_safety_poll{5000};
+constexpr Milliseconds k_min_backoff{50};
 constexpr Milliseconds k_max_backoff{1000};
 
-// The process whose exit means the record is about to change: the
-// supervisor, or the command once the supervisor is gone. Verified after
-// opening, so a reused pid never stands in for it.
+// A record or output file changed, or events were lost. Opening and closing
+// files, as readers do, is not a change.
+bool default_filter(std::string_view name, std::uint32_t mask)
+{
+  const auto file = parse_task_file_name(name);
+  return (mask & IN_Q_OVERFLOW) != 0 ||
+         (file && (file->kind == TaskFileKind::status || file->kind == TaskFileKind::output));
+}
+
+UniqueFd open_verified(pid_t pid, std::uint64_t start_time)
+{
+  UniqueFd fd = open_pidfd(pid);
+  if (fd && is_same_process(pid, start_time)) {
+    return fd;
+  }
+  return UniqueFd();
+}
+
+} // namespace
+
 UniqueFd open_watched_process(const TaskRecord& record)
 {
   if (is_final(record.state)) {
     return UniqueFd();
   }
   if (record.owner && !record.unsupervised) {
-    UniqueFd fd = open_pidfd(record.owner->pid);
-    if (fd && is_same_process(record.owner->pid, record.owner->start_time)) {
-      return fd;
-    }
-    return UniqueFd();
+    return open_verified(record.owner->pid, record.owner->start_time);
   }
   if (record.child) {
-    UniqueFd fd = open_pidfd(record.child->pid);
-    if (fd && is_same_process(record.child->pid, record.child->start_time)) {
-      return fd;
-    }
+    return open_verified(record.child->pid, record.child->start_time);
   }
   return UniqueFd();
 }
 
-// Reads all pending events; true if one concerns a record or output file
-// (or events were lost). Opening and closing files, as readers do, is not a change.
-bool drain_relevant(int fd)
+TaskWatcher::TaskWatcher(const TaskDir& dir, WatchOutput watch_output)
+  : TaskWatcher(dir, WatcherOptions{watch_output})
 {
-  alignas(inotify_event) std::array<char, 16384> buffer{};
-  bool relevant = false;
-  ssize_t n = 0;
-  while ((n = ::read(fd, buffer.data(), buffer.size())) > 0) {
-    for (ssize_t at = 0; at < n;) {
-      const auto* event = reinterpret_cast<const inotify_event*>(buffer.data() + at);
-      const std::string_view name(event->len > 0 ? event->name : "");
-      const auto file = parse_task_file_name(name.substr(0, name.find('\0')));
-      if ((event->mask & IN_Q_OVERFLOW) != 0 ||
-          (file && (file->kind == TaskFileKind::status || file->kind == TaskFileKind::output))) {
-        relevant = true;
-      }
-      at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
-    }
-  }
-  return relevant;
 }
 
-} // namespace
-
-TaskWatcher::TaskWatcher(const TaskDir& dir, WatchOutput watch_output)
-  : m_inotify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK))
+TaskWatcher::TaskWatcher(const TaskDir& dir, const WatcherOptions& options)
+  : m_inotify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK)),
+    m_safety_poll(options.safety_poll),
+    m_filter(default_filter)
 {
   if (!m_inotify) {
     return;
   }
-  std::uint32_t mask = IN_MOVED_TO | IN_DELETE | IN_ONLYDIR | IN_EXCL_UNLINK;
-  if (watch_output == WatchOutput::yes) {
+  std::uint32_t mask = IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK;
+  if (options.output == WatchOutput::yes) {
     mask |= IN_MODIFY;
   }
   const std::string path = "/proc/self/fd/" + std::to_string(dir.fd());
@@ -82,45 +77,92 @@ TaskWatcher::TaskWatcher(const TaskDir& dir, WatchOutput watch_output)
     m_inotify.close();
     return;
   }
-  hold_until_exit(m_inotify.get()); // closing the watch must not delay our exit
+  if (options.hold == HoldWatch::until_exit) {
+    hold_until_exit(m_inotify.get()); // closing the watch must not delay our exit
+  }
 }
 
-void TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
-                                  std::optional<Milliseconds> limit)
+void TaskWatcher::watch_fd(int fd, std::function<bool()> ready)
 {
-  if (m_reader_gone || (m_interrupts && interrupt_signal() != 0)) {
-    return;
+  m_extra.push_back(ExtraFd{fd, std::move(ready)});
+}
+
+bool TaskWatcher::watch_task(const TaskRecord& task)
+{
+  if (auto fd = open_watched_process(task)) {
+    m_processes.push_back(std::move(fd));
+    return true;
   }
-  std::vector<UniqueFd> processes;
-  std::vector<pollfd> fds;
-  if (m_inotify) {
-    fds.push_back(pollfd{m_inotify.get(), POLLIN, 0});
-  }
-  // Neither is ever drained: once ready, every later wait returns at once.
-  if (m_interrupts && interrupt_fd() >= 0) {
-    fds.push_back(pollfd{interrupt_fd(), POLLIN, 0});
-  }
-  const std::size_t reader_at = fds.size();
-  if (m_reader >= 0) {
-    fds.push_back(pollfd{m_reader, 0, 0}); // POLLERR and POLLHUP are always reported
+  if (is_final(task.state)) {
+    return true;
   }
   // An unfinished task whose process is already gone as the watch starts
   // (it died between the caller's reconciliation and here) has nothing to
   // wake us: poll with the backoff instead of waiting for the safety poll.
-  bool blind = false;
+  m_blind = true;
+  return false;
+}
+
+Wake TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
+                                  std::optional<Milliseconds> limit)
+{
   for (const auto& task : tasks) {
-    if (auto fd = open_watched_process(task)) {
-      fds.push_back(pollfd{fd.get(), POLLIN, 0});
-      processes.push_back(std::move(fd));
-    } else if (!is_final(task.state)) {
-      blind = true;
+    watch_task(task);
+  }
+  return wait(limit);
+}
+
+// Reads all pending events; true if the filter calls one a change (every
+// event is shown to it).
+bool TaskWatcher::drain_relevant()
+{
+  alignas(inotify_event) std::array<char, 16384> buffer{};
+  bool relevant = false;
+  ssize_t n = 0;
+  while ((n = ::read(m_inotify.get(), buffer.data(), buffer.size())) > 0) {
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(buffer.data() + at);
+      const std::string_view name(event->len > 0 ? event->name : "");
+      relevant = m_filter(name.substr(0, name.find('\0')), event->mask) || relevant;
+      at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
     }
   }
+  return relevant;
+}
+
+Wake TaskWatcher::wait(std::optional<Milliseconds> limit)
+{
+  const std::vector<UniqueFd> processes = std::exchange(m_processes, {});
+  const bool blind = std::exchange(m_blind, false);
+  if (m_reader_gone || (m_interrupts && interrupt_signal() != 0)) {
+    return Wake::interrupted;
+  }
+  std::vector<pollfd> fds;
+  const auto add = [&](int fd, short events) {
+    fds.push_back(pollfd{fd, events, 0});
+    return fds.size() - 1;
+  };
+  const std::size_t inotify_at = m_inotify ? add(m_inotify.get(), POLLIN) : SIZE_MAX;
+  // Neither is ever drained: once ready, every later wait returns at once.
+  const std::size_t interrupt_at =
+    m_interrupts && interrupt_fd() >= 0 ? add(interrupt_fd(), POLLIN) : SIZE_MAX;
+  // POLLERR and POLLHUP are always reported.
+  const std::size_t reader_at = m_reader >= 0 ? add(m_reader, 0) : SIZE_MAX;
+  const std::size_t extra_at = fds.size();
+  for (const auto& extra : m_extra) {
+    add(extra.fd, POLLIN);
+  }
+  const std::size_t processes_at = fds.size();
+  for (const auto& fd : processes) {
+    add(fd.get(), POLLIN);
+  }
   const bool polling = !m_inotify || blind;
-  Milliseconds wait = polling ? m_backoff : k_safety_poll;
-  m_backoff = polling ? std::min(m_backoff * 2, k_max_backoff) : Milliseconds(50);
-  if (limit) {
-    wait = std::min(wait, std::max(*limit, Milliseconds(0)));
+  Milliseconds wait = polling ? m_backoff : m_safety_poll;
+  m_backoff = polling ? std::min(m_backoff * 2, k_max_backoff) : k_min_backoff;
+  Wake timeout = polling ? Wake::polled : Wake::safety_poll;
+  if (limit && *limit < wait) {
+    wait = std::max(*limit, Milliseconds(0));
+    timeout = Wake::limit;
   }
   using Clock = std::chrono::steady_clock;
   const auto until = Clock::now() + wait;
@@ -128,15 +170,38 @@ void TaskWatcher::wait_for_change(const std::vector<TaskRecord>& tasks,
     const auto left = std::chrono::ceil<Milliseconds>(until - Clock::now());
     const int ready =
       ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
-    if (m_reader >= 0 && (fds[reader_at].revents & (POLLERR | POLLHUP)) != 0) {
-      m_reader_gone = true;
-    } else if (m_reader >= 0 && (fds[reader_at].revents & POLLNVAL) != 0) {
-      m_reader = -1; // not open: nothing to watch (and poll would never sleep)
-      return;
+    if (ready == 0) {
+      return timeout;
     }
-    if (ready <= 0 || !m_inotify || (fds.front().revents & POLLIN) == 0 || ready > 1 ||
-        drain_relevant(m_inotify.get())) {
-      return;
+    if (ready < 0) {
+      return Wake::changed; // EINTR: the caller looks again
+    }
+    if (reader_at != SIZE_MAX) {
+      if ((fds[reader_at].revents & (POLLERR | POLLHUP)) != 0) {
+        m_reader_gone = true;
+        return Wake::interrupted;
+      }
+      if ((fds[reader_at].revents & POLLNVAL) != 0) {
+        m_reader = -1; // not open: nothing to watch (and poll would never sleep)
+        return Wake::changed;
+      }
+    }
+    if (interrupt_at != SIZE_MAX && fds[interrupt_at].revents != 0) {
+      return Wake::interrupted;
+    }
+    for (std::size_t i = 0; i < m_extra.size(); ++i) {
+      const short revents = fds[extra_at + i].revents;
+      if (revents != 0 && ((revents & POLLIN) == 0 || m_extra[i].ready())) {
+        return Wake::changed;
+      }
+    }
+    if (std::any_of(fds.begin() + static_cast<std::ptrdiff_t>(processes_at), fds.end(),
+                    [](const pollfd& p) { return p.revents != 0; })) {
+      return Wake::changed;
+    }
+    if (inotify_at != SIZE_MAX && fds[inotify_at].revents != 0 &&
+        ((fds[inotify_at].revents & POLLIN) == 0 || drain_relevant())) {
+      return Wake::changed;
     }
   }
 }

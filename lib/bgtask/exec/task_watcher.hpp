@@ -4,7 +4,10 @@
 #include <bgtask/util/duration.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace bgtask {
@@ -13,25 +16,69 @@ class TaskDir;
 
 enum class WatchOutput { yes, no };
 
+// Whether the inotify instance is handed to a helper that closes it after
+// this process exits (proc/fd_holder.hpp): the CLI does, so that `wait`
+// exits without waiting for the kernel to retire the watch; a supervisor
+// does not (it forks nothing but its command).
+enum class HoldWatch { until_exit, no };
+
+struct WatcherOptions
+{
+  WatchOutput output = WatchOutput::no; // growing output files are changes too
+  Milliseconds safety_poll{5000};       // the longest sleep with inotify working
+  HoldWatch hold = HoldWatch::until_exit;
+};
+
+// Why a wait ended.
+enum class Wake {
+  changed,     // an event, a watched process exited, an extra fd asked to wake
+  polled,      // the backoff poll ended (no inotify, or a task had no process)
+  safety_poll, // the safety poll ended: events may have been missed
+  limit,       // the caller's limit
+  interrupted, // a caught interrupt, or the reader of stdout went away
+};
+
+// The process whose exit means the record is about to change: the
+// supervisor, or the command once the supervisor is gone; none for a final
+// record. Verified after opening, so a reused pid never stands in for it.
+UniqueFd open_watched_process(const TaskRecord& record);
+
 // Sleeps until tasks may have changed, without polling: an inotify watch
-// on the task directory reports replaced records (and, with
+// on the task directory reports replaced and deleted records (and, with
 // WatchOutput::yes, growing output files), and a pidfd per task reports the
 // exit of its supervisor (or, for an unsupervised task, of its command).
 // Without inotify, or while an unfinished task has no process left to watch
 // (it died before the watch began), it polls with a backoff from 50 ms to 1 s;
-// with inotify a 5 s safety poll remains. With watch_interrupts, a caught
+// with inotify the safety poll remains. With watch_interrupts, a caught
 // interrupt (proc/interrupts.hpp), and with watch_reader, the reader of
-// stdout going away, end a wait at once too.
+// stdout going away, end a wait at once too. The CLI's waits and a queued
+// task's wait for its turn (exec/local/queue_wait) both use it.
 class TaskWatcher
 {
 public:
   TaskWatcher(const TaskDir& dir, WatchOutput watch_output);
+  TaskWatcher(const TaskDir& dir, const WatcherOptions& options);
 
   // Returns after a possible change to one of `tasks`, after `limit`, once
   // a caught interrupt has arrived (interrupt_signal() != 0; only after
   // watch_interrupts), or once the watched reader is gone (reader_gone());
   // the last two return at once on every later call.
-  void wait_for_change(const std::vector<TaskRecord>& tasks, std::optional<Milliseconds> limit);
+  Wake wait_for_change(const std::vector<TaskRecord>& tasks, std::optional<Milliseconds> limit);
+
+  // The same in two steps: watch_task for each task to watch, then wait.
+  // watch_task returns false if `task` is unfinished but has no process to
+  // watch (the next wait then polls).
+  bool watch_task(const TaskRecord& task);
+  Wake wait(std::optional<Milliseconds> limit);
+
+  // Decides which inotify events are changes: called with each event's
+  // file name (empty for the directory itself) and mask. By default a
+  // record or output file, or lost events (IN_Q_OVERFLOW), are.
+  using EventFilter = std::function<bool(std::string_view name, std::uint32_t mask)>;
+  void filter_events(EventFilter filter) { m_filter = std::move(filter); }
+
+  // Also wakes when `fd` is readable and `ready()`, called then, says so.
+  void watch_fd(int fd, std::function<bool()> ready);
 
   // Also watches `fd` (stdout): when it is a pipe or socket whose reading
   // end was closed (POLLERR/POLLHUP), waits end and reader_gone() is true.
@@ -48,8 +95,21 @@ public:
   bool event_driven() const { return m_inotify.valid(); }
 
 private:
+  struct ExtraFd
+  {
+    int fd;
+    std::function<bool()> ready;
+  };
+
+  bool drain_relevant();
+
   UniqueFd m_inotify;
+  Milliseconds m_safety_poll;
   Milliseconds m_backoff{50};
+  EventFilter m_filter;
+  std::vector<ExtraFd> m_extra;
+  std::vector<UniqueFd> m_processes; // watched in the next wait
+  bool m_blind = false;              // a task of the next wait has no process to watch
   int m_reader = -1;
   bool m_interrupts = false;
   bool m_reader_gone = false;

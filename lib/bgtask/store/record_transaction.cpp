@@ -36,6 +36,23 @@ RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view 
   return result;
 }
 
+bool update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+                       const std::function<void(TaskRecord&)>& change)
+{
+  auto update = update_record(
+    dir, lock, record.id,
+    [&](TaskRecord& current) {
+      change(current);
+      return Change::save;
+    },
+    &record);
+  if (update.status != UpdateStatus::saved) {
+    return false;
+  }
+  record = std::move(update.record);
+  return true;
+}
+
 RecordUpdate update_record(const TaskDir& dir, std::string_view id, const RecordChange& change)
 {
   auto lock = TaskLock::open_existing(dir, id);

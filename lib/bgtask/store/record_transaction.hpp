@@ -47,6 +47,14 @@ RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view 
 // missing (Error(failure) when it exists but cannot be opened).
 RecordUpdate update_record(const TaskDir& dir, std::string_view id, const RecordChange& change);
 
+// A task's own writer (its supervisor, queued or running) changing its
+// record: update_record with `record` as the replacement of a corrupt one.
+// True once saved, and `record` is then the saved record; false when the
+// task was removed, and `record` is left as it was. Throws like
+// update_record (`record` is then unchanged too).
+bool update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+                       const std::function<void(TaskRecord&)>& change);
+
 // Writes the first record of a task while `lock` (its owned, just created
 // `ID.lock`) names it, under the update lock. Throws Error(failure) when the
 // lock file was taken away meanwhile (`cleanup` judged it an orphan) or the

@@ -99,18 +99,9 @@ bool save_final_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback,
   std::string failure;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     try {
-      auto update = update_record(
-        dir, lock, fallback.id,
-        [&](TaskRecord& record) {
-          change(record);
-          return Change::save;
-        },
-        &fallback);
-      if (update.status == UpdateStatus::saved) {
-        fallback = std::move(update.record);
-      }
+      const bool saved = update_own_record(dir, lock, fallback, change);
       drop_outcome_reserve(lock);
-      return update.status == UpdateStatus::saved;
+      return saved;
     } catch (const Error& e) {
       failure = e.what();
       release_outcome_space(lock);
@@ -131,15 +122,7 @@ void update_running_record(const TaskDir& dir, TaskLock& lock, TaskRecord& recor
                            const std::function<void(TaskRecord&)>& change)
 {
   try {
-    auto update = update_record(
-      dir, lock, record.id,
-      [&](TaskRecord& current) {
-        change(current);
-        return Change::save;
-      },
-      &record);
-    if (update.status == UpdateStatus::saved) {
-      record = std::move(update.record);
+    if (update_own_record(dir, lock, record, change)) {
       return;
     }
   } catch (const Error&) {

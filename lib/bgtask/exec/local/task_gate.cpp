@@ -11,6 +11,7 @@
 #include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/task_gate.hpp>
+#include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
@@ -20,13 +21,11 @@
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <functional>
 #include <map>
-#include <poll.h>
 #include <set>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
@@ -39,8 +38,6 @@ namespace bgtask {
 namespace {
 
 constexpr Milliseconds k_safety_recheck{60000};
-constexpr Milliseconds k_min_backoff{50};
-constexpr Milliseconds k_max_backoff{1000};
 constexpr int k_final_write_attempts = 8;
 
 OwnerIdentity own_identity()
@@ -51,40 +48,13 @@ OwnerIdentity own_identity()
 }
 
 // Applies `change` to the own record in one record transaction
-// (record_transaction.hpp) and keeps the result in `record`; a corrupt
-// record is replaced by `record` changed, a removed one is left removed.
-void update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
+// (update_own_record); a removed task's change is kept in `record` alone.
+void change_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
                        const std::function<void(TaskRecord&)>& change)
 {
-  auto update = update_record(
-    dir, lock, record.id,
-    [&](TaskRecord& current) {
-      change(current);
-      return Change::save;
-    },
-    &record);
-  if (update.status == UpdateStatus::saved) {
-    record = std::move(update.record);
-  } else {
+  if (!update_own_record(dir, lock, record, change)) {
     change(record);
   }
-}
-
-// The process whose exit may change what the waiter sees: the supervisor,
-// or the command of an unsupervised task. Verified after opening.
-UniqueFd open_watched_process(const TaskRecord& record)
-{
-  if (record.owner && !record.unsupervised) {
-    UniqueFd fd = open_pidfd(record.owner->pid);
-    return fd && is_same_process(record.owner->pid, record.owner->start_time) ? std::move(fd)
-                                                                              : UniqueFd();
-  }
-  if (record.child) {
-    UniqueFd fd = open_pidfd(record.child->pid);
-    return fd && is_same_process(record.child->pid, record.child->start_time) ? std::move(fd)
-                                                                              : UniqueFd();
-  }
-  return UniqueFd();
 }
 
 enum class Phase { after, slot };
@@ -105,19 +75,14 @@ public:
       m_lock(lock),
       m_record(record),
       m_signal_fd(signal_fd),
-      m_inotify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK))
+      m_watcher(dir, WatcherOptions{WatchOutput::no, k_safety_recheck, HoldWatch::no})
   {
-    if (m_inotify) {
-      const std::string path = "/proc/self/fd/" + std::to_string(dir.fd());
-      if (::inotify_add_watch(m_inotify.get(), path.c_str(),
-                              IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR |
-                                IN_EXCL_UNLINK) < 0) {
-        m_inotify.close();
-      }
-    }
     if (record.queue) {
       m_settings_name = queue_settings_file_name(*record.queue);
     }
+    m_watcher.filter_events(
+      [this](std::string_view name, std::uint32_t mask) { return relevant_event(name, mask); });
+    m_watcher.watch_fd(m_signal_fd, [this] { return read_signals(); });
   }
 
   std::optional<DirLock> run()
@@ -130,10 +95,9 @@ public:
       if (m_cancelled) {
         end_without_running(TaskState::cancelled, "cancelled on request while queued");
       }
-      std::vector<UniqueFd> watched;
       if (m_phase == Phase::after) {
-        if (!dependencies_done(watched)) {
-          sleep(watched);
+        if (!dependencies_done()) {
+          sleep();
           continue;
         }
         if (!m_record.queue) {
@@ -141,16 +105,16 @@ public:
         }
         enter_slot_phase();
       }
-      if (auto slot = try_take_slot(watched)) {
+      if (auto slot = try_take_slot()) {
         return slot;
       }
-      sleep(watched);
+      sleep();
     }
   }
 
 private:
   // True once every dependency succeeded; ends the task if one did not.
-  bool dependencies_done(std::vector<UniqueFd>& watched)
+  bool dependencies_done()
   {
     bool done = true;
     for (const auto& id : m_record.after) {
@@ -165,7 +129,7 @@ private:
       const TaskRecord dependency = m_reconcile(m_dir, std::move(loaded.record));
       if (!is_final(dependency.state)) {
         done = false;
-        watch(dependency, watched);
+        m_watcher.watch_task(dependency);
       } else if (dependency.state != TaskState::succeeded) {
         end_without_running(TaskState::failed,
                             "dependency " + id + " did not succeed: " + outcome_text(dependency));
@@ -179,7 +143,7 @@ private:
     m_phase = Phase::slot;
     m_rescan = true;
     try {
-      update_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
+      change_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
         r.waiting_for = WaitingFor::slot;
         add_event(r, "waiting", "dependencies succeeded; waiting for a slot in queue " + *r.queue);
       });
@@ -188,21 +152,10 @@ private:
     }
   }
 
-  // Adds the process whose exit would change `other` to `watched`; without
-  // one (what is left of an unsupervised command), the next sleep polls.
-  void watch(const TaskRecord& other, std::vector<UniqueFd>& watched)
-  {
-    if (auto fd = open_watched_process(other)) {
-      watched.push_back(std::move(fd));
-    } else {
-      m_blind = true;
-    }
-  }
-
   // Brings what is known about the queue's tasks up to date.
   void refresh_queue()
   {
-    if (m_rescan || !m_inotify) {
+    if (m_rescan || !m_watcher.event_driven()) {
       for (const auto& id : scan_task_ids(m_dir)) {
         if (id != m_record.id && m_known.find(id) == m_known.end()) {
           m_dirty.insert(id);
@@ -244,7 +197,7 @@ private:
     }
   }
 
-  std::optional<DirLock> try_take_slot(std::vector<UniqueFd>& watched)
+  std::optional<DirLock> try_take_slot()
   {
     refresh_queue();
     std::vector<const TaskRecord*> others;
@@ -256,7 +209,7 @@ private:
       others.push_back(&other);
       // Whatever may free a slot or clear the way ahead wakes the waiter.
       if (other.state == TaskState::running || waits_ahead(other, m_record.id)) {
-        watch(other, watched);
+        m_watcher.watch_task(other);
       }
     }
     const std::size_t slots = load_queue_settings(m_dir, *m_record.queue).slots;
@@ -275,47 +228,13 @@ private:
     return std::nullopt;
   }
 
-  // Sleeps until something the waiter depends on may have changed.
-  void sleep(const std::vector<UniqueFd>& watched)
+  // Sleeps until something the waiter depends on may have changed. After
+  // the safety re-check, the directory is scanned again (events may have
+  // been missed).
+  void sleep()
   {
-    std::vector<pollfd> fds;
-    fds.push_back(pollfd{m_signal_fd, POLLIN, 0});
-    if (m_inotify) {
-      fds.push_back(pollfd{m_inotify.get(), POLLIN, 0});
-    }
-    const std::size_t first_process = fds.size();
-    for (const auto& fd : watched) {
-      fds.push_back(pollfd{fd.get(), POLLIN, 0});
-    }
-    const bool polling = !m_inotify || m_blind;
-    const Milliseconds wait = polling ? m_backoff : k_safety_recheck;
-    m_backoff = polling ? std::min(m_backoff * 2, k_max_backoff) : k_min_backoff;
-    m_blind = false;
-    using Clock = std::chrono::steady_clock;
-    const auto until = Clock::now() + wait;
-    for (;;) {
-      const auto left = std::chrono::ceil<Milliseconds>(until - Clock::now());
-      const int ready =
-        ::poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
-      if (ready < 0 && errno == EINTR) {
-        continue;
-      }
-      if (ready <= 0) {
-        m_rescan = m_rescan || !polling;
-        return;
-      }
-      if ((fds[0].revents & POLLIN) != 0 && read_signals()) {
-        return;
-      }
-      const bool process_exited =
-        std::any_of(fds.begin() + static_cast<long>(first_process), fds.end(),
-                    [](const pollfd& p) { return p.revents != 0; });
-      if (process_exited) {
-        return;
-      }
-      if (m_inotify && (fds[1].revents & POLLIN) != 0 && drain_relevant()) {
-        return;
-      }
+    if (m_watcher.wait(std::nullopt) == Wake::safety_poll) {
+      m_rescan = true;
     }
   }
 
@@ -344,48 +263,38 @@ private:
     return it == m_known.end() || !it->second.settled;
   }
 
-  // Reads pending inotify events; true if one may matter to this waiter.
-  bool drain_relevant()
+  // True if an inotify event may matter to this waiter; notes the records
+  // to read again.
+  bool relevant_event(std::string_view name, std::uint32_t mask)
   {
-    alignas(inotify_event) std::array<char, 16384> buffer{};
-    bool relevant = false;
-    ssize_t n = 0;
-    while ((n = ::read(m_inotify.get(), buffer.data(), buffer.size())) > 0) {
-      for (ssize_t at = 0; at < n;) {
-        const auto* event = reinterpret_cast<const inotify_event*>(buffer.data() + at);
-        at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
-        if ((event->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_IGNORED)) != 0) {
-          m_rescan = true;
-          relevant = true; // lost events, or the directory itself went
-          continue;
-        }
-        const std::string name(event->len > 0 ? event->name : "");
-        if (m_phase == Phase::slot && name == m_settings_name) {
-          relevant = true;
-          continue;
-        }
-        const auto file = parse_task_file_name(name);
-        if (file && file->kind == TaskFileKind::status && file->id == m_record.id &&
-            (event->mask & IN_DELETE) != 0) {
-          relevant = true; // the own record was deleted
-          continue;
-        }
-        if (file && file->kind == TaskFileKind::status && relevant_id(file->id)) {
-          if (m_phase == Phase::slot) {
-            m_dirty.insert(file->id);
-          }
-          relevant = true;
-        }
-      }
+    if ((mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_IGNORED)) != 0) {
+      m_rescan = true;
+      return true; // lost events, or the directory itself went
     }
-    return relevant;
+    if (m_phase == Phase::slot && name == m_settings_name) {
+      return true;
+    }
+    const auto file = parse_task_file_name(name);
+    if (!file || file->kind != TaskFileKind::status) {
+      return false;
+    }
+    if (file->id == m_record.id) {
+      return (mask & IN_DELETE) != 0; // the own record was deleted
+    }
+    if (!relevant_id(file->id)) {
+      return false;
+    }
+    if (m_phase == Phase::slot) {
+      m_dirty.insert(file->id);
+    }
+    return true;
   }
 
   [[noreturn]] void end_without_running(TaskState state, const std::string& reason)
   {
     for (int attempt = 0; attempt < k_final_write_attempts; ++attempt) {
       try {
-        update_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
+        change_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
           r.waiting_for.reset();
           finish_record(r, state, reason);
         });
@@ -403,13 +312,11 @@ private:
   TaskLock& m_lock;
   TaskRecord& m_record;
   int m_signal_fd;
-  UniqueFd m_inotify;
+  TaskWatcher m_watcher;
   std::string m_settings_name;
   Phase m_phase = Phase::after;
   bool m_cancelled = false;
   bool m_rescan = true;
-  bool m_blind = false; // a task waited behind has no process to watch
-  Milliseconds m_backoff = k_min_backoff;
   std::set<std::string> m_dirty;
   std::map<std::string, Known> m_known;
 };
