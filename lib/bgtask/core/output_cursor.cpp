@@ -11,13 +11,12 @@ constexpr std::size_t k_check_chars = 8;
 
 std::string check_value(std::string_view id, std::uint64_t offset)
 {
-  Sha256 hash;
-  hash.update("bgtask output cursor");
-  hash.update(std::string_view("\0", 1));
-  hash.update(id);
-  hash.update(std::string_view("\0", 1));
-  hash.update(std::to_string(offset));
-  return to_hex(hash.finish()).substr(0, k_check_chars);
+  std::string text("bgtask output cursor");
+  text.push_back('\0');
+  text.append(id);
+  text.push_back('\0');
+  text.append(std::to_string(offset));
+  return to_hex(sha256(text)).substr(0, k_check_chars);
 }
 
 } // namespace
