@@ -69,7 +69,7 @@ struct CancelRequest
   double grace_s = 5;
 };
 
-// What a queued task is waiting for (commands/start.cpp, task_gate.hpp).
+// What a queued task is waiting for (commands/start.cpp, exec/local/queue_wait.hpp).
 enum class WaitingFor { after, slot };
 
 // The batch job of a task run by the `slurm` executor (slurm_executor.hpp).

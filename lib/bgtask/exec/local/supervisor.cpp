@@ -15,10 +15,10 @@
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
 #include <bgtask/exec/local/output_trimmer.hpp>
+#include <bgtask/exec/local/queue_wait.hpp>
 #include <bgtask/exec/local/removal_watch.hpp>
 #include <bgtask/exec/local/retry_policy.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
-#include <bgtask/exec/local/task_gate.hpp>
 #include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/memory_trim.hpp>
 #include <bgtask/proc/process_info.hpp>
@@ -823,9 +823,9 @@ void prepare(SupervisorRun& run)
   if (!run.signal_fd) {
     refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
   }
-  // The queued record, then the wait (the gate reports to `start` itself);
+  // The queued record, then the wait (queue_wait reports to `start` itself);
   // the slot is held while the command runs.
-  if (needs_gate(record)) {
+  if (must_wait_for_turn(record)) {
     release_unused_memory(); // the wait for a turn may be long
     run.slot = wait_for_turn(run.dir, plan.lock, record, run.signal_fd.get(), plan.reconcile,
                              [&](const std::string& line) { run.report(line); });

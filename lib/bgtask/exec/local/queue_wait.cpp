@@ -10,7 +10,7 @@
 
 #include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
-#include <bgtask/exec/local/task_gate.hpp>
+#include <bgtask/exec/local/queue_wait.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -66,10 +66,11 @@ struct Known
   std::optional<TaskRecord> record; // the current record of an unsettled task
 };
 
-class Gate
+class QueueWait
 {
 public:
-  Gate(const TaskDir& dir, TaskLock& lock, TaskRecord& record, int signal_fd, Reconciler reconcile)
+  QueueWait(const TaskDir& dir, TaskLock& lock, TaskRecord& record, int signal_fd,
+            Reconciler reconcile)
     : m_dir(dir),
       m_reconcile(reconcile),
       m_lock(lock),
@@ -323,7 +324,7 @@ private:
 
 } // namespace
 
-bool needs_gate(const TaskRecord& record)
+bool must_wait_for_turn(const TaskRecord& record)
 {
   return record.queue.has_value() || !record.after.empty();
 }
@@ -346,7 +347,7 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
     ::_exit(1);
   }
   report("0\n");
-  return Gate(dir, lock, record, signal_fd, reconcile).run();
+  return QueueWait(dir, lock, record, signal_fd, reconcile).run();
 }
 
 void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)

@@ -15,7 +15,7 @@ class TaskDir;
 
 // True if a task must wait before its command may start: it names
 // dependencies (--after) or a queue (--queue).
-bool needs_gate(const TaskRecord& record);
+bool must_wait_for_turn(const TaskRecord& record);
 
 // In the supervisor of such a task, before the command is forked:
 // 1. writes the `queued` record (owner: this process) and calls `report`
