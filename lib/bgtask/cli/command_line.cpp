@@ -167,6 +167,14 @@ std::optional<CommandArgs> parse_command_args(const Command& command,
   return parsed;
 }
 
+std::optional<Milliseconds> optional_duration(const po::variables_map& vm, const char* name)
+{
+  if (auto text = optional_value<std::string>(vm, name)) {
+    return value_or_usage(parse_duration(*text));
+  }
+  return std::nullopt;
+}
+
 Result<std::size_t> parse_count(std::string_view text, std::string_view option)
 {
   std::size_t value = 0;

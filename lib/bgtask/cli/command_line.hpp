@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/cli/command.hpp>
+#include <bgtask/util/duration.hpp>
 #include <bgtask/util/result.hpp>
 
 #include <optional>
@@ -30,6 +31,10 @@ template <typename T> std::optional<T> optional_value(const po::variables_map& v
   }
   return vm[name].as<T>();
 }
+
+// The duration given to option `name` (parse_duration), if given; a
+// malformed one is Error(usage).
+std::optional<Milliseconds> optional_duration(const po::variables_map& vm, const char* name);
 
 // Parses a non-negative decimal count given to `option` (at most 10^9); a
 // failure naming the option otherwise.

@@ -1,5 +1,6 @@
 #include <bgtask/cli/condition_json.hpp>
 #include <bgtask/core/output_cursor.hpp>
+#include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_state.hpp>
 
 namespace bgtask {
@@ -23,14 +24,7 @@ std::string_view condition_end_name(ConditionEnd end)
 
 boost::json::object condition_result_to_json(const ConditionResult& result)
 {
-  boost::json::object o;
-  o["id"] = result.record.id;
-  o["state"] = to_string(result.record.state);
-  if (result.record.exit_code) {
-    o["exit_code"] = *result.record.exit_code;
-  } else {
-    o["exit_code"] = nullptr;
-  }
+  boost::json::object o = task_outcome_to_json(result.record);
   o["end"] = condition_end_name(result.end);
   if (result.end == ConditionEnd::met && !result.line.empty()) {
     o["line"] = result.line;

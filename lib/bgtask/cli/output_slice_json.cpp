@@ -1,5 +1,6 @@
 #include <bgtask/cli/output_slice_json.hpp>
 #include <bgtask/core/output_cursor.hpp>
+#include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_state.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
@@ -9,14 +10,7 @@ namespace bgtask {
 boost::json::object output_slice_to_json(const OutputSlice& slice, Controls controls)
 {
   const AgentText text = to_agent_text(slice.data, controls);
-  boost::json::object o;
-  o["id"] = slice.record.id;
-  o["state"] = to_string(slice.record.state);
-  if (slice.record.exit_code) {
-    o["exit_code"] = *slice.record.exit_code;
-  } else {
-    o["exit_code"] = nullptr;
-  }
+  boost::json::object o = task_outcome_to_json(slice.record);
   o["text"] = text.text;
   o["cursor"] = encode_output_cursor(slice.record.id, slice.next);
   o["offset"] = slice.offset;

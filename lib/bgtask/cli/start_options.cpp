@@ -145,16 +145,14 @@ LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string
   record.cwd = !cwd ? current_directory() : normalized_absolute(*cwd);
   request.env_additions = env_from_options(vm);
   record.env_names = env_names(request.env_additions);
-  if (auto timeout = optional_value<std::string>(vm, "timeout")) {
-    request.timeout = value_or_usage(parse_duration(*timeout));
+  request.timeout = optional_duration(vm, "timeout");
+  if (request.timeout) {
     if (request.timeout->count() == 0) {
       throw_usage("--timeout must be greater than zero");
     }
     record.timeout_s = to_seconds(*request.timeout);
   }
-  if (auto grace = optional_value<std::string>(vm, "grace")) {
-    request.grace = value_or_usage(parse_duration(*grace));
-  }
+  request.grace = optional_duration(vm, "grace").value_or(request.grace);
   record.grace_s = to_seconds(request.grace);
   request.max_output = output_limit(optional_value<std::string>(vm, "max-output"));
   return request;

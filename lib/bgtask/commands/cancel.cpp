@@ -45,10 +45,7 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
   const auto& prefixes = args.operands;
-  std::optional<Milliseconds> grace;
-  if (auto text = optional_value<std::string>(vm, "grace")) {
-    grace = value_or_usage(parse_duration(*text));
-  }
+  const std::optional<Milliseconds> grace = optional_duration(vm, "grace");
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const bool all = vm.count("all") != 0;
   if (all && (!prefixes.empty() || vm.count("name") != 0 || vm.count("queue") != 0)) {

@@ -53,10 +53,7 @@ using FileMap = std::map<std::string, TaskFiles>;
 FileMap scan_files(const TaskDir& dir)
 {
   FileMap files;
-  DirStream stream = DirStream::open_at(dir.fd());
-  if (!stream) {
-    throw_system("cannot read " + dir.path(), errno);
-  }
+  DirStream stream = dir.entries();
   while (const dirent* entry = stream.next()) {
     const auto file = parse_task_file_name(entry->d_name);
     if (!file) {

@@ -36,9 +36,7 @@ std::optional<WaitCondition> condition_from(const po::variables_map& vm)
     }
     condition.until_port = static_cast<std::uint16_t>(value);
   }
-  if (const auto idle = optional_value<std::string>(vm, "idle")) {
-    condition.idle = value_or_usage(parse_duration(*idle));
-  }
+  condition.idle = optional_duration(vm, "idle");
   if (condition.until_output && condition.until_port) {
     throw_usage("--until-output and --until-port exclude each other");
   }
@@ -111,10 +109,7 @@ int run_wait(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
   const auto& prefixes = args.operands;
-  std::optional<Milliseconds> limit;
-  if (auto text = optional_value<std::string>(vm, "timeout")) {
-    limit = value_or_usage(parse_duration(*text));
-  }
+  const std::optional<Milliseconds> limit = optional_duration(vm, "timeout");
   const WaitMode mode = vm.count("any") != 0 ? WaitMode::any : WaitMode::all;
   const auto condition = condition_from(vm);
   if (condition && (prefixes.size() != 1 || vm.count("any") != 0 || vm.count("name") != 0 ||

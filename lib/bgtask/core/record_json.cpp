@@ -724,6 +724,19 @@ json::value record_to_json(const TaskRecord& r)
   return v;
 }
 
+json::object task_outcome_to_json(const TaskRecord& record)
+{
+  json::object o;
+  o["id"] = record.id;
+  o["state"] = to_string(record.state);
+  if (record.exit_code) {
+    o["exit_code"] = *record.exit_code;
+  } else {
+    o["exit_code"] = nullptr;
+  }
+  return o;
+}
+
 json::value records_to_json(const std::vector<TaskRecord>& records)
 {
   json::value v;

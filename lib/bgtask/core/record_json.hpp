@@ -2,6 +2,7 @@
 
 #include <bgtask/core/task_record.hpp>
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <optional>
@@ -16,6 +17,10 @@ inline constexpr std::size_t k_max_record_bytes = 1024 * 1024;
 // Converts a record to its JSON object (every documented key present,
 // absent values as null). Strings are made valid UTF-8 first.
 boost::json::value record_to_json(const TaskRecord& record);
+
+// The head of a result about one task (`wait --until-*`, `output --json`,
+// the agent tools): its id, state and exit_code (null until it has one).
+boost::json::object task_outcome_to_json(const TaskRecord& record);
 
 // A JSON array of records, in order.
 boost::json::value records_to_json(const std::vector<TaskRecord>& records);

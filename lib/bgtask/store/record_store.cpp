@@ -109,10 +109,7 @@ void save_record(const TaskDir& dir, TaskRecord& record)
 
 std::vector<std::string> scan_task_ids(const TaskDir& dir)
 {
-  DirStream stream = DirStream::open_at(dir.fd());
-  if (!stream) {
-    throw_system("cannot read " + dir.path(), errno);
-  }
+  DirStream stream = dir.entries();
   std::vector<std::string> ids;
   while (const dirent* entry = stream.next()) {
     const auto file = parse_task_file_name(entry->d_name);

@@ -158,6 +158,15 @@ std::string TaskDir::file_path(std::string_view name) const
   return result;
 }
 
+DirStream TaskDir::entries() const
+{
+  DirStream stream = DirStream::open_at(fd());
+  if (!stream) {
+    throw_system("cannot read " + path(), errno);
+  }
+  return stream;
+}
+
 int TaskDir::sync() const
 {
   return ::fsync(m_fd.get()) == 0 ? 0 : errno;

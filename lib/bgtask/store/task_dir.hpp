@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <optional>
@@ -28,6 +29,10 @@ public:
 
   // `path()/name`, for messages and for the `output.path` field.
   std::string file_path(std::string_view name) const;
+
+  // A stream over the directory's entries (through a descriptor of its own).
+  // Throws Error(failure) naming the directory when it cannot be read.
+  DirStream entries() const;
 
   // fsync(2) of the directory itself; returns 0 or errno.
   int sync() const;

@@ -118,10 +118,7 @@ void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t
 
 std::vector<std::string> scan_queue_names(const TaskDir& dir)
 {
-  DirStream stream = DirStream::open_at(dir.fd());
-  if (!stream) {
-    throw_system("cannot read " + dir.path(), errno);
-  }
+  DirStream stream = dir.entries();
   std::vector<std::string> names;
   while (const dirent* entry = stream.next()) {
     const std::string_view file(entry->d_name);
