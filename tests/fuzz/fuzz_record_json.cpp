@@ -65,10 +65,9 @@ bool same_json(const json::value& a, const json::value& b)
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::string error;
-  const auto record = bgtask::decode_record(text, error);
+  const auto record = bgtask::decode_record(text);
   if (!record) {
-    if (error.empty()) {
+    if (record.error().empty()) {
       std::abort();
     }
     return 0;
@@ -78,8 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static_cast<void>(boost::json::serialize(bgtask::record_to_json(*record)));
 
   const std::string encoded = bgtask::encode_record(*record);
-  std::string again_error;
-  const auto again = bgtask::decode_record(encoded, again_error);
+  const auto again = bgtask::decode_record(encoded);
   if (!again || !same_json(json::parse(bgtask::encode_record(*again)), json::parse(encoded))) {
     std::abort();
   }

@@ -179,9 +179,9 @@ TEST(HostileInput, ARecordWithAWrongTypeInAnyFieldIsRejectedNamingTheField)
       }
       auto copy = original;
       slot.at(copy) = replacement;
-      std::string error;
-      const auto record = bgtask::decode_record(json::serialize(copy), error);
-      EXPECT_FALSE(record.has_value()) << slot.name << " = " << json::serialize(replacement);
+      const auto record = bgtask::decode_record(json::serialize(copy));
+      ASSERT_FALSE(record.has_value()) << slot.name << " = " << json::serialize(replacement);
+      const std::string& error = record.error();
       EXPECT_NE(error.find(slot.key), std::string::npos)
         << slot.name << " = " << json::serialize(replacement) << ": " << error;
       ++checked;

@@ -79,18 +79,17 @@ json::object as_object(const TaskRecord& record)
 
 TaskRecord decoded(std::string_view text)
 {
-  std::string error;
-  auto record = decode_record(text, error);
-  EXPECT_TRUE(record.has_value()) << error;
+  auto record = decode_record(text);
+  EXPECT_TRUE(record.has_value()) << record.error();
   return record.value_or(TaskRecord{});
 }
 
 // The reason decode_record gives for rejecting `text`.
 std::string rejection(std::string_view text)
 {
-  std::string error;
-  const auto record = decode_record(text, error);
+  const auto record = decode_record(text);
   EXPECT_FALSE(record.has_value()) << "accepted: " << text.substr(0, 200);
+  const std::string error = record.has_value() ? std::string() : record.error();
   EXPECT_FALSE(error.empty());
   return error;
 }
@@ -434,9 +433,9 @@ TEST(RecordJson, RejectsEveryTruncation)
   const std::string text = encode_record(full_record());
   // Cutting just before the final "}\n" or earlier always breaks the document.
   for (std::size_t length = 0; length + 2 < text.size(); ++length) {
-    std::string error;
-    EXPECT_FALSE(decode_record(std::string_view(text).substr(0, length), error)) << length;
-    EXPECT_FALSE(error.empty()) << length;
+    const auto record = decode_record(std::string_view(text).substr(0, length));
+    ASSERT_FALSE(record) << length;
+    EXPECT_FALSE(record.error().empty()) << length;
   }
 }
 

@@ -19,7 +19,7 @@ namespace {
 
 struct QueueView
 {
-  QueueSettings settings;
+  QueueSettings settings{std::nullopt};
   std::vector<std::string> running;
   std::vector<std::string> queued; // oldest first
 };
@@ -69,11 +69,11 @@ boost::json::array ids_to_json(const std::vector<std::string>& ids)
 
 std::string slots_text(const QueueSettings& settings)
 {
-  std::string text = std::to_string(settings.slots);
-  if (settings.status == QueueSettingsStatus::missing) {
+  std::string text = std::to_string(slots_of(settings));
+  if (!settings) {
+    text += " (settings file unusable: " + settings.error() + ")";
+  } else if (!*settings) {
     text += " (default)";
-  } else if (settings.status == QueueSettingsStatus::corrupt) {
-    text += " (settings file unusable: " + settings.reason + ")";
   }
   return text;
 }
@@ -118,11 +118,10 @@ int run_queue(const GlobalOptions& global, const CommandArgs& args)
     for (const auto& [queue, view] : queues) {
       boost::json::object o;
       o["queue"] = queue;
-      o["slots"] = view.settings.slots;
-      o["slots_stored"] = view.settings.status == QueueSettingsStatus::ok;
-      o["settings_error"] = view.settings.status == QueueSettingsStatus::corrupt
-                              ? boost::json::value(view.settings.reason)
-                              : boost::json::value(nullptr);
+      o["slots"] = slots_of(view.settings);
+      o["slots_stored"] = view.settings && view.settings->has_value();
+      o["settings_error"] =
+        !view.settings ? boost::json::value(view.settings.error()) : boost::json::value(nullptr);
       o["running"] = ids_to_json(view.running);
       o["queued"] = ids_to_json(view.queued);
       array.emplace_back(std::move(o));
@@ -144,8 +143,8 @@ int run_queue(const GlobalOptions& global, const CommandArgs& args)
   }
   std::vector<TableRow> rows;
   for (const auto& [queue, view] : queues) {
-    rows.push_back({queue, std::to_string(view.settings.slots), std::to_string(view.running.size()),
-                    std::to_string(view.queued.size())});
+    rows.push_back({queue, std::to_string(slots_of(view.settings)),
+                    std::to_string(view.running.size()), std::to_string(view.queued.size())});
   }
   std::cout << render_table({"QUEUE", "SLOTS", "RUNNING", "QUEUED"}, rows);
   return 0;

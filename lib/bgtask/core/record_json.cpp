@@ -771,11 +771,10 @@ std::string encode_record(const TaskRecord& record)
   return text;
 }
 
-std::optional<TaskRecord> decode_record(std::string_view text, std::string& error)
+Result<TaskRecord> decode_record(std::string_view text)
 {
   if (text.size() > k_max_record_bytes) {
-    error = "record larger than 1 MiB";
-    return std::nullopt;
+    return Failure{"record larger than 1 MiB"};
   }
   // The parsed tree lives in a stack buffer (the heap only for big records):
   // list decodes thousands of records.
@@ -784,18 +783,15 @@ std::optional<TaskRecord> decode_record(std::string_view text, std::string& erro
   json::error_code ec;
   const auto value = json::parse(text, ec, &resource);
   if (ec) {
-    error = text.empty() ? "empty file" : "invalid JSON: " + ec.message();
-    return std::nullopt;
+    return Failure{text.empty() ? "empty file" : "invalid JSON: " + ec.message()};
   }
   if (!value.is_object()) {
-    error = "not a JSON object";
-    return std::nullopt;
+    return Failure{"not a JSON object"};
   }
   try {
     return decode_object(value.get_object());
   } catch (const std::exception& e) {
-    error = std::string("bad field ") + e.what();
-    return std::nullopt;
+    return Failure{std::string("bad field ") + e.what()};
   }
 }
 

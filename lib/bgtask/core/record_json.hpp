@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/util/result.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -33,8 +34,8 @@ boost::json::value corrupt_record_to_json(std::string_view id, std::string_view 
 // Serializes a record as one compact JSON document followed by a newline.
 std::string encode_record(const TaskRecord& record);
 
-// Parses and validates a record. On failure returns nullopt and sets `error`
-// to a one-line reason (syntax, wrong schema, missing key, wrong type).
-std::optional<TaskRecord> decode_record(std::string_view text, std::string& error);
+// Parses and validates a record; a failure gives a one-line reason (syntax,
+// wrong schema, missing key, wrong type).
+Result<TaskRecord> decode_record(std::string_view text);
 
 } // namespace bgtask

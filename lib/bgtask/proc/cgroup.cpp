@@ -209,9 +209,9 @@ std::string cgroup_unavailable_reason(const CgroupLimits& limits)
   return {};
 }
 
-std::optional<TaskCgroup> TaskCgroup::create(std::string_view id, const CgroupLimits& limits,
-                                             std::string& error)
+Result<TaskCgroup> TaskCgroup::create(std::string_view id, const CgroupLimits& limits)
 {
+  std::string error;
   const auto needed = needed_controllers(limits);
   const Hierarchies h = find_hierarchies();
   TaskCgroup group;
@@ -257,7 +257,7 @@ std::optional<TaskCgroup> TaskCgroup::create(std::string_view id, const CgroupLi
   }
   if (!ok) {
     group.remove();
-    return std::nullopt;
+    return Failure{std::move(error)};
   }
   return group;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bgtask/util/result.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,10 +35,8 @@ class TaskCgroup
 {
 public:
   // Creates the groups and applies `limits` (v1: also a freezer group where
-  // one can be made, for pause); on failure removes what it made, sets
-  // `error` and returns nullopt.
-  static std::optional<TaskCgroup> create(std::string_view id, const CgroupLimits& limits,
-                                          std::string& error);
+  // one can be made, for pause); on failure removes what it made and says why.
+  static Result<TaskCgroup> create(std::string_view id, const CgroupLimits& limits);
 
   // Moves process `pid` into every group of the task; false and `error` on failure.
   bool add_process(int pid, std::string& error) const;

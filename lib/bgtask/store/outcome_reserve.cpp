@@ -77,12 +77,11 @@ std::optional<TaskRecord> read_outcome_note(const TaskLock& lock, std::string_vi
   if (const auto end = text.find('\n'); end != std::string::npos) {
     text.resize(end + 1);
   }
-  std::string error;
-  auto record = decode_record(text, error);
+  auto record = decode_record(text);
   if (!record || record->id != id || !is_final(record->state)) {
     return std::nullopt;
   }
-  return record;
+  return std::move(record).value();
 }
 
 } // namespace bgtask

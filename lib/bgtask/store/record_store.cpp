@@ -88,16 +88,15 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
     filled += static_cast<std::size_t>(n);
   }
   text.resize(filled);
-  std::string error;
-  auto record = decode_record(text, error);
+  auto record = decode_record(text);
   if (!record) {
-    return corrupt(std::move(result), error);
+    return corrupt(std::move(result), record.error());
   }
   if (record->id != id) {
     return corrupt(std::move(result), "record names another task (" + record->id + ")");
   }
   result.status = LoadStatus::ok;
-  result.record = std::move(*record);
+  result.record = std::move(record).value();
   return result;
 }
 

@@ -28,10 +28,7 @@ constexpr std::size_t k_max_settings_bytes = 4096;
 
 QueueSettings corrupt(std::string reason)
 {
-  QueueSettings settings;
-  settings.status = QueueSettingsStatus::corrupt;
-  settings.reason = std::move(reason);
-  return settings;
+  return Failure{std::move(reason)};
 }
 
 std::string read_small_file(int fd, std::size_t limit)
@@ -69,7 +66,7 @@ QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue)
   const auto name = queue_settings_file_name(queue);
   UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (!fd) {
-    return errno == ENOENT ? QueueSettings{} : corrupt(std::strerror(errno));
+    return errno == ENOENT ? QueueSettings(std::nullopt) : corrupt(std::strerror(errno));
   }
   struct stat st
   {
@@ -100,10 +97,12 @@ QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue)
       slots->get_int64() > static_cast<std::int64_t>(k_max_queue_slots)) {
     return corrupt("slots must be a whole number from 0 to 1000");
   }
-  QueueSettings settings;
-  settings.status = QueueSettingsStatus::ok;
-  settings.slots = static_cast<std::size_t>(slots->get_int64());
-  return settings;
+  return std::optional(static_cast<std::size_t>(slots->get_int64()));
+}
+
+std::size_t slots_of(const QueueSettings& settings)
+{
+  return settings ? settings->value_or(k_default_queue_slots) : k_default_queue_slots;
 }
 
 void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t slots)

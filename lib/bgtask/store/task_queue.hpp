@@ -1,8 +1,10 @@
 #pragma once
 
 #include <bgtask/core/queue_name.hpp>
+#include <bgtask/util/result.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,18 +26,17 @@ inline constexpr std::size_t k_max_queue_slots = 1000;
 std::string queue_settings_file_name(std::string_view queue);
 std::string queue_slot_file_name(std::string_view queue, std::size_t slot);
 
-enum class QueueSettingsStatus { missing, ok, corrupt };
-
-struct QueueSettings
-{
-  QueueSettingsStatus status = QueueSettingsStatus::missing;
-  std::size_t slots = k_default_queue_slots; // the default unless status is ok
-  std::string reason;                        // why it is corrupt
-};
+// The stored slot count of a queue, nullopt when it has no settings file.
+using QueueSettings = Result<std::optional<std::size_t>>;
 
 // Reads a queue's settings file (regular, owned by this user, small,
-// schema 1, naming this queue, slots within 0..k_max_queue_slots).
+// schema 1, naming this queue, slots within 0..k_max_queue_slots); a
+// failure says why a file is unusable.
 QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue);
+
+// The slots that apply: the stored count, else (no file, or an unusable
+// one) k_default_queue_slots.
+std::size_t slots_of(const QueueSettings& settings);
 
 // Replaces the settings file atomically and durably, holding `start.lock`
 // (dir_lock.hpp; the caller must not hold it). Throws Error(failure).

@@ -213,7 +213,7 @@ private:
         m_watcher.watch_task(other);
       }
     }
-    const std::size_t slots = load_queue_settings(m_dir, *m_record.queue).slots;
+    const std::size_t slots = slots_of(load_queue_settings(m_dir, *m_record.queue));
     if (!may_take_slot(m_record.id, others, slots)) {
       return std::nullopt;
     }

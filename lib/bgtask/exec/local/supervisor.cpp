@@ -813,11 +813,11 @@ void prepare(SupervisorRun& run)
   // --memory-max, --pids-max, --cpu-max: the task's own cgroup, made before
   // the command exists so that its whole tree starts inside.
   if (record.options.limits.any()) {
-    std::string error;
-    plan.cgroup = TaskCgroup::create(record.id, cgroup_limits(record.options.limits), error);
-    if (!plan.cgroup) {
-      refuse_start(run, "cannot create the task's cgroup: " + error);
+    auto cgroup = TaskCgroup::create(record.id, cgroup_limits(record.options.limits));
+    if (!cgroup) {
+      refuse_start(run, "cannot create the task's cgroup: " + cgroup.error());
     }
+    plan.cgroup = std::move(cgroup).value();
     record.cgroup = plan.cgroup->paths();
   }
   if (!run.signal_fd) {

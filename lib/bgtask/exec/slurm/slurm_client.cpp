@@ -87,15 +87,13 @@ std::vector<SlurmJobInfo> keep_wanted(std::vector<SlurmJobInfo> jobs,
   return kept;
 }
 
-// Reads the jobcomp/filetxt log itself; nullopt with `problem` set if it
-// cannot be read.
-std::optional<std::vector<SlurmJobInfo>>
-read_jobcomp_log(const std::string& path, const std::set<std::string>& wanted, std::string& problem)
+// Reads the jobcomp/filetxt log itself; a failure if it cannot be read.
+Result<std::vector<SlurmJobInfo>> read_jobcomp_log(const std::string& path,
+                                                   const std::set<std::string>& wanted)
 {
   std::ifstream in(path);
   if (!in) {
-    problem = "cannot read " + path + ": " + std::strerror(errno);
-    return std::nullopt;
+    return Failure{"cannot read " + path + ": " + std::strerror(errno)};
   }
   std::vector<SlurmJobInfo> jobs;
   std::string line;
@@ -110,8 +108,7 @@ read_jobcomp_log(const std::string& path, const std::set<std::string>& wanted, s
     }
   }
   if (in.bad()) {
-    problem = "cannot read " + path;
-    return std::nullopt;
+    return Failure{"cannot read " + path};
   }
   return keep_wanted(std::move(jobs), wanted);
 }
@@ -129,11 +126,11 @@ Milliseconds slurm_lost_grace()
   return duration_from_env("BGTASK_SLURM_LOST_AFTER", k_default_lost_grace);
 }
 
-SlurmAnswer<SlurmConfig> query_slurm_config()
+Result<SlurmConfig> query_slurm_config()
 {
   const auto result = run_slurm({"scontrol", "show", "config"});
   if (result.end != ClientEnd::exited || result.exit_code != 0) {
-    return {std::nullopt, client_message(result)};
+    return Failure{client_message(result)};
   }
   SlurmConfig config;
   for (const auto& [key, value] : parse_slurm_config(result.out)) {
@@ -148,32 +145,31 @@ SlurmAnswer<SlurmConfig> query_slurm_config()
     }
   }
   if (config.cluster.empty()) {
-    return {std::nullopt, "scontrol show config printed no ClusterName"};
+    return Failure{"scontrol show config printed no ClusterName"};
   }
-  return {config, {}};
+  return config;
 }
 
-SlurmAnswer<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids)
+Result<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids)
 {
   const auto result = run_slurm(
     {"squeue", "-h", "-t", "all", "-j", join(job_ids, ','), "-O", std::string(k_squeue_fields)});
   if (result.end != ClientEnd::exited) {
-    return {std::nullopt, client_message(result)};
+    return Failure{client_message(result)};
   }
   if (result.exit_code != 0) {
     // None of the jobs is still held by the controller.
     if (mentions(result, "Invalid job id specified")) {
-      return {std::vector<SlurmJobInfo>{}, {}};
+      return std::vector<SlurmJobInfo>{};
     }
-    return {std::nullopt, client_message(result)};
+    return Failure{client_message(result)};
   }
   const std::set<std::string> wanted(job_ids.begin(), job_ids.end());
-  return {keep_wanted(parse_squeue_jobs(result.out), wanted), {}};
+  return keep_wanted(parse_squeue_jobs(result.out), wanted);
 }
 
-SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
-                                                const std::vector<std::string>& job_ids,
-                                                TimePoint since)
+Result<AccountingRecords> query_accounting(const SlurmConfig& config,
+                                           const std::vector<std::string>& job_ids, TimePoint since)
 {
   const std::set<std::string> wanted(job_ids.begin(), job_ids.end());
   const std::vector<std::string> common{"-X",
@@ -191,34 +187,31 @@ SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
     argv.insert(argv.end(), common.begin(), common.end());
     const auto result = run_slurm(argv);
     if (result.end == ClientEnd::exited && result.exit_code == 0) {
-      return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "accounting"},
-              {}};
+      return AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "accounting"};
     }
     if (!mentions(result, "accounting storage is disabled")) {
-      return {std::nullopt, client_message(result)};
+      return Failure{client_message(result)};
     }
   }
   if (config.jobcomp_type != "jobcomp/filetxt" || config.jobcomp_location.empty()) {
-    return {AccountingRecords{{}, {}}, {}};
+    return AccountingRecords{{}, {}};
   }
   std::vector<std::string> argv{"sacct", "-c"};
   argv.insert(argv.end(), common.begin(), common.end());
   const auto result = run_slurm(argv);
   if (result.end == ClientEnd::exited && result.exit_code == 0) {
-    return {AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "the jobcomp log"},
-            {}};
+    return AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "the jobcomp log"};
   }
   if (result.end == ClientEnd::timed_out) {
-    return {std::nullopt, client_message(result)};
+    return Failure{client_message(result)};
   }
   // `sacct -c` opens the log for writing, which only Slurm's user may: read
   // it ourselves.
-  std::string problem;
-  auto jobs = read_jobcomp_log(config.jobcomp_location, wanted, problem);
+  auto jobs = read_jobcomp_log(config.jobcomp_location, wanted);
   if (!jobs) {
-    return {std::nullopt, problem};
+    return Failure{jobs.error()};
   }
-  return {AccountingRecords{std::move(*jobs), "the jobcomp log"}, {}};
+  return AccountingRecords{std::move(jobs).value(), "the jobcomp log"};
 }
 
 std::optional<std::string> cancel_slurm_job(const std::string& job_id, const std::string& job_name)

@@ -2,6 +2,7 @@
 
 #include <bgtask/exec/slurm/slurm_job.hpp>
 #include <bgtask/proc/client_process.hpp>
+#include <bgtask/util/result.hpp>
 #include <bgtask/util/timestamp.hpp>
 
 #include <optional>
@@ -33,22 +34,17 @@ struct SlurmConfig
   std::string jobcomp_location;   // JobCompLoc
 };
 
-// An answer, or why there is none (`problem`: the client's own message, or
-// that it did not answer in time).
-template <typename T> struct SlurmAnswer
-{
-  std::optional<T> value;
-  std::string problem;
-};
+// The queries below answer with a Result: the answer, or why there is none
+// (the client's own message, or that it did not answer in time).
 
 // `scontrol show config`.
-SlurmAnswer<SlurmConfig> query_slurm_config();
+Result<SlurmConfig> query_slurm_config();
 
 // `squeue -h -t all -j ID,ID,... -O <k_squeue_fields>`: one call for any
 // number of jobs, answering only about them (finished ones included while
 // the controller holds them). A job the controller no longer knows is
 // simply absent from the answer.
-SlurmAnswer<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids);
+Result<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids);
 
 // Where finished jobs were found after the controller forgot them.
 struct AccountingRecords
@@ -63,9 +59,9 @@ struct AccountingRecords
 // jobcomp/filetxt is configured, falling back to reading its log (JobCompLoc)
 // directly, which is what non-root users have to do. No value on a failure
 // that says nothing about the jobs (no answer in time, unexpected errors).
-SlurmAnswer<AccountingRecords> query_accounting(const SlurmConfig& config,
-                                                const std::vector<std::string>& job_ids,
-                                                TimePoint since);
+Result<AccountingRecords> query_accounting(const SlurmConfig& config,
+                                           const std::vector<std::string>& job_ids,
+                                           TimePoint since);
 
 // `scancel --name=NAME ID`: the name makes sure a job ID reused by another
 // job is never cancelled. An unknown or finished job is not an error.

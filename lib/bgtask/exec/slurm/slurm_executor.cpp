@@ -118,11 +118,10 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
 {
   TaskRecord& record = request.record;
   const std::string script = slurm_batch_script(request, dir.path(), caller_umask());
-  std::string problem;
-  const auto cluster = config(problem);
+  const auto cluster = config();
   if (!cluster) {
-    throw Error(ExitCode::failure,
-                "the Slurm controller did not answer (" + problem + "); nothing was submitted");
+    throw Error(ExitCode::failure, "the Slurm controller did not answer (" + cluster.error() +
+                                     "); nothing was submitted");
   }
   record.executor = "slurm";
   record.owner.reset();
@@ -200,8 +199,8 @@ bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
   }
   note_call();
   const auto answer = query_controller(ids);
-  if (!answer.value) {
-    warn("controller", "the Slurm controller did not answer (" + answer.problem + "); " +
+  if (!answer) {
+    warn("controller", "the Slurm controller did not answer (" + answer.error() + "); " +
                          task_count(jobs.size()) + " left as last recorded");
     return false;
   }
@@ -210,11 +209,10 @@ bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
     // Only a job of the task's name is the task's: the same id may name
     // another job (the controller lost its state, or the record comes from
     // another cluster).
-    const auto found =
-      std::find_if(answer.value->begin(), answer.value->end(), [&](const SlurmJobInfo& job) {
-        return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
-      });
-    if (found != answer.value->end()) {
+    const auto found = std::find_if(answer->begin(), answer->end(), [&](const SlurmJobInfo& job) {
+      return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
+    });
+    if (found != answer->end()) {
       remember(wanted.task_id, slurm_outcome(*found));
     } else {
       forgotten.push_back(wanted);
@@ -225,10 +223,9 @@ bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
 
 bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePoint since)
 {
-  std::string problem;
-  const auto current = config(problem);
+  const auto current = config();
   if (!current) {
-    warn("controller", "the Slurm controller did not answer (" + problem + "); " +
+    warn("controller", "the Slurm controller did not answer (" + current.error() + "); " +
                          task_count(jobs.size()) + " left as last recorded");
     return false;
   }
@@ -249,13 +246,13 @@ bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePo
   }
   note_call();
   const auto accounting = query_accounting(*current, ids, since);
-  if (!accounting.value) {
-    warn("accounting", "Slurm accounting did not answer (" + accounting.problem + "); " +
+  if (!accounting) {
+    warn("accounting", "Slurm accounting did not answer (" + accounting.error() + "); " +
                          task_count(ours.size()) +
                          " the controller no longer knows left as last recorded");
     return false;
   }
-  const auto& found_jobs = accounting.value->jobs;
+  const auto& found_jobs = accounting->jobs;
   const auto grace = slurm_lost_grace();
   for (const auto& wanted : ours) {
     const auto* found =
@@ -268,9 +265,9 @@ bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePo
       grace.count() == 0 || (wanted.missing_since && now() - *wanted.missing_since >= grace);
     remember(wanted.task_id,
              vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
-                                    (accounting.value->source.empty()
+                                    (accounting->source.empty()
                                        ? "no accounting is configured to ask"
-                                       : accounting.value->source + " has no record of it"),
+                                       : accounting->source + " has no record of it"),
                                   grace_over));
   }
   return true;
@@ -288,18 +285,17 @@ void SlurmExecutor::remember(const std::string& task_id, std::optional<SlurmOutc
   m_seen.insert_or_assign(task_id, std::move(outcome));
 }
 
-std::optional<SlurmConfig> SlurmExecutor::config(std::string& problem)
+Result<SlurmConfig> SlurmExecutor::config()
 {
   if (!m_config) {
     note_call();
     auto answer = query_slurm_config();
-    if (!answer.value) {
-      problem = answer.problem;
-      return std::nullopt;
+    if (!answer) {
+      return answer;
     }
-    m_config = std::move(answer.value);
+    m_config = std::move(answer).value();
   }
-  return m_config;
+  return *m_config;
 }
 
 void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,

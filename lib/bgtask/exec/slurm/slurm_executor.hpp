@@ -79,7 +79,7 @@ private:
   // When `calls` more calls fit in the budget (`at`, if they do then).
   Clock::time_point budget_free_at(std::size_t calls, Clock::time_point at) const;
 
-  std::optional<SlurmConfig> config(std::string& problem);
+  Result<SlurmConfig> config();
 
   // Prints `message` on stderr as a warning, once per process for each `kind`.
   void warn(std::string_view kind, const std::string& message);
