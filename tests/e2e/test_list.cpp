@@ -1,4 +1,8 @@
+#include <bgtask/core/record_json.hpp>
+#include <bgtask/core/task_id.hpp>
+
 #include "e2e/e2e_support.hpp"
+#include <fstream>
 #include <sstream>
 
 namespace json = boost::json;
@@ -157,4 +161,32 @@ TEST_F(List, KeepsTheNewestWithLimit)
             (std::vector<std::string>{ids[2]}));
   EXPECT_EQ(bg({"list", "--limit", "-1"}).exit_code, 2);
   EXPECT_EQ(bg({"list", "--limit", "two"}).exit_code, 2);
+}
+
+// More records than one reader takes (2000 each): list reads them on
+// several threads (and scripts/test --tsan runs this under ThreadSanitizer).
+TEST_F(List, ReadsThousandsOfRecordsOnSeveralThreadsInOrder)
+{
+  constexpr int k_tasks = 4500;
+  const auto oldest = bgtask::now() - std::chrono::hours(24);
+  std::vector<std::string> ids;
+  for (int i = 0; i < k_tasks; ++i) {
+    bgtask::TaskRecord record;
+    record.created_at = oldest + std::chrono::seconds(10 * i);
+    record.id = bgtask::make_task_id(record.created_at);
+    record.command = {"true"};
+    record.cwd = "/";
+    record.state = i % 3 == 0 ? bgtask::TaskState::failed : bgtask::TaskState::succeeded;
+    record.exit_code = i % 3 == 0 ? 1 : 0;
+    record.finished_at = record.created_at + std::chrono::seconds(1);
+    std::ofstream(record_path(record.id)) << bgtask::encode_record(record);
+    ids.push_back(record.id);
+  }
+  EXPECT_EQ(listed_ids(bg({"list", "--json"})), ids);
+  const Result summary = bg({"list", "--summary", "--json"});
+  ASSERT_EQ(summary.exit_code, 0) << summary;
+  const auto counts = e2e::parse_json(summary.out);
+  ASSERT_TRUE(counts.is_object()) << summary;
+  EXPECT_EQ(counts.at("failed").to_number<int>(), k_tasks / 3) << summary;
+  EXPECT_EQ(counts.at("succeeded").to_number<int>(), k_tasks - k_tasks / 3) << summary;
 }
