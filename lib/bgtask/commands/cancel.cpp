@@ -8,6 +8,7 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 
 #include <iostream>
 
@@ -53,19 +54,26 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args)
   }
   const auto ids = all ? unfinished_tasks(dir) : select_tasks(dir, vm, prefixes);
   const CancelResult result = cancel_tasks(dir, ids, grace);
+  // A task whose supervisor did not answer: what is true of it, and exit 76.
+  const auto finish = [&] {
+    for (const auto& problem : result.unanswered) {
+      std::cerr << "bgtask: error: " << escape_for_terminal(problem, KeepNewlines::no) << '\n';
+    }
+    return result.unanswered.empty() ? 0 : static_cast<int>(ExitCode::unanswered);
+  };
 
   if (vm.count("json") != 0) {
     print_json(records_to_json(result.records));
-    return 0;
+    return finish();
   }
   if (vm.count("quiet") != 0) {
-    return 0;
+    return finish();
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {
     std::cout << ids[i] << ' ' << (result.was_final[i] ? "already " : "")
               << for_stdout(state_text(result.records[i])) << '\n';
   }
-  return 0;
+  return finish();
 }
 
 } // namespace bgtask

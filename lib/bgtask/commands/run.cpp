@@ -210,6 +210,9 @@ private:
     const CancelResult result = cancel_tasks(m_dir, {m_id}, std::nullopt);
     copy_output();
     m_copier.finish();
+    for (const auto& problem : result.unanswered) {
+      std::cerr << "bgtask: " << escape_for_terminal(problem, KeepNewlines::no) << "\n";
+    }
     std::cerr << "bgtask: task " << m_id << " "
               << escape_for_terminal(state_text(result.records.front()), KeepNewlines::no) << "\n";
     return static_cast<int>(code);

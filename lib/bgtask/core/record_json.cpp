@@ -52,6 +52,9 @@ json::value owner_to_json(const std::optional<OwnerIdentity>& owner)
   o["start_time"] = owner->start_time;
   o["boot_id"] = to_valid_utf8(owner->boot_id);
   o["host"] = to_valid_utf8(owner->host);
+  if (owner->pid_ns != 0) {
+    o["pid_ns"] = owner->pid_ns;
+  }
   return v;
 }
 
@@ -361,6 +364,9 @@ OwnerIdentity decode_owner(const json::object& o)
   owner.start_time = get_uint(require(o, "start_time"), "owner.start_time");
   owner.boot_id = get_string(require(o, "boot_id"), "owner.boot_id");
   owner.host = get_string(require(o, "host"), "owner.host");
+  if (const auto* ns = find(o, "pid_ns")) {
+    owner.pid_ns = get_uint(*ns, "owner.pid_ns");
+  }
   return owner;
 }
 

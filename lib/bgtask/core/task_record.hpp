@@ -25,6 +25,9 @@ struct OwnerIdentity
   std::uint64_t start_time = 0; // field 22 of /proc/PID/stat (clock ticks since boot)
   std::string boot_id;
   std::string host;
+  // The inode of the supervisor's pid namespace (/proc/self/ns/pid): its
+  // pids mean nothing in another one. 0: not recorded.
+  std::uint64_t pid_ns = 0;
 };
 
 // The command's process (the leader of its own process group).

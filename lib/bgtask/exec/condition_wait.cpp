@@ -3,6 +3,7 @@
 #include <bgtask/proc/interrupts.hpp>
 #include <bgtask/proc/listening_sockets.hpp>
 #include <bgtask/proc/process_tree.hpp>
+#include <bgtask/proc/session_members.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/agent_text.hpp>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace bgtask {
 
@@ -87,11 +89,16 @@ private:
   std::string m_line;
 };
 
-// The processes of a task: those carrying its BGTASK_ID, its command and
-// the descendants of its supervisor (a subreaper, so daemons stay below it).
+// The processes of a task: the members of its supervisor's session, its
+// command and the supervisor's descendants (a subreaper, so daemons stay
+// below it).
 std::vector<int> task_pids(const TaskRecord& record)
 {
-  std::vector<int> pids = find_task_processes(record.id);
+  std::vector<int> pids;
+  if (record.owner) {
+    pids =
+      session_members(SessionIdentity{record.owner->pid, record.owner->start_time, ::geteuid()});
+  }
   if (record.child && record.child->pid > 1) {
     pids.push_back(record.child->pid);
   }

@@ -19,11 +19,15 @@ struct Liveness
   bool same_boot = true;         // ... and during this boot
   bool supervisor_alive = false; // the owner still holds the task
   bool command_alive = false;    // the command (or what is left of it) still runs
+  bool pids_visible = true;      // this process sees the pids of the task's pid namespace
 };
 
 // Whether `cancel` asks for the first time or again, after the grace period
-// passed without a final record.
-enum class CancelAttempt { first, repeat };
+// passed without a final record; `overdue` once the grace period and a
+// margin (2 s) passed, `last` after a longer one (10 s): what still has no
+// final record then is stopped another way where the executor can, or the
+// executor says why it cannot.
+enum class CancelAttempt { first, repeat, overdue, last };
 
 // Runs tasks somewhere and keeps their records true. One implementation per
 // kind of executor, picked by the record's `executor` field:
@@ -50,9 +54,12 @@ public:
 
   // Asks an unfinished task to stop (TERM, then KILL after `grace` where
   // the executor controls it) and returns without waiting for the final
-  // record. Throws Error(failure) if the request cannot be delivered.
-  virtual void cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
-                      CancelAttempt attempt) = 0;
+  // record. Throws Error(failure) if the request cannot be delivered. For
+  // an overdue or last attempt: nullopt to go on waiting, else what is
+  // true of a task whose record cannot be made final now (its supervisor
+  // does not answer), for the user.
+  virtual std::optional<std::string> cancel(const TaskDir& dir, const TaskRecord& record,
+                                            Milliseconds grace, CancelAttempt attempt) = 0;
 
   // How long a waiter may sleep before reconciling again, for tasks whose
   // changes nothing on this host announces; nullopt if the directory watch

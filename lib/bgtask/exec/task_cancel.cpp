@@ -1,18 +1,26 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/task_cancel.hpp>
 #include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace bgtask {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 constexpr Milliseconds k_check_interval{250};
+// After the grace and this margin, a supervisor that is stopped counts as
+// not answering; after the longer one, any supervisor does.
+constexpr Milliseconds k_answer_margin{2000};
+constexpr Milliseconds k_last_margin{10000};
 
 // A running task of another host can only be cancelled there; waiting here
 // for it to end would never return.
@@ -52,17 +60,47 @@ CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& id
       executor_for(record.executor).cancel(dir, record, own, CancelAttempt::first);
     }
   }
+  TaskWatcher watcher(dir, WatchOutput::no); // one for every round
+  const auto started = Clock::now();
+  auto next_repeat = started + longest + k_check_interval;
   for (;;) {
-    WaitResult waited = wait_for_tasks(dir, ids, WaitMode::all, longest + k_check_interval);
+    // Until the margin: a repeat after each grace; after it, a look every
+    // check interval.
+    const auto overdue_at = started + longest + k_answer_margin;
+    const auto at = Clock::now();
+    const auto until = std::min(next_repeat, at >= overdue_at ? at + k_check_interval : overdue_at);
+    WaitResult waited =
+      wait_for_tasks(watcher, dir, ids, WaitMode::all,
+                     std::max(std::chrono::ceil<Milliseconds>(until - at), Milliseconds(1)));
     if (waited.end != WaitEnd::gave_up) {
       result.records = std::move(waited.records);
       return result;
     }
+    const auto after = Clock::now() - started;
+    const auto attempt = after >= longest + k_last_margin     ? CancelAttempt::last
+                         : after >= longest + k_answer_margin ? CancelAttempt::overdue
+                                                              : CancelAttempt::repeat;
+    const bool repeat_due = Clock::now() >= next_repeat;
+    if (repeat_due) {
+      next_repeat = Clock::now() + longest + k_check_interval;
+    }
     for (const auto& record : waited.records) {
-      if (!is_final(record.state)) {
-        executor_for(record.executor)
-          .cancel(dir, record, grace_of(record, grace), CancelAttempt::repeat);
+      if (is_final(record.state)) {
+        continue;
       }
+      auto& executor = executor_for(record.executor);
+      if (repeat_due) {
+        executor.cancel(dir, record, grace_of(record, grace), CancelAttempt::repeat);
+      }
+      if (attempt != CancelAttempt::repeat) {
+        if (auto problem = executor.cancel(dir, record, grace_of(record, grace), attempt)) {
+          result.unanswered.push_back(std::move(*problem));
+        }
+      }
+    }
+    if (!result.unanswered.empty()) {
+      result.records = std::move(waited.records);
+      return result;
     }
   }
 }

@@ -83,12 +83,20 @@ std::optional<Milliseconds> recheck_interval(const std::vector<TaskRecord>& reco
 WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
                           std::optional<Milliseconds> limit, Interrupts interrupts)
 {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
   TaskWatcher watcher(dir, WatchOutput::no);
   if (interrupts == Interrupts::end_wait) {
     watcher.watch_interrupts();
   }
+  return wait_for_tasks(watcher, dir, ids, mode, limit);
+}
+
+WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
+                          const std::vector<std::string>& ids, WaitMode mode,
+                          std::optional<Milliseconds> limit)
+{
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
+  const bool interrupts = watcher.watches_interrupts();
   const auto held = hold_for_reading(dir, ids);
   WaitResult result;
   for (;;) {
@@ -100,7 +108,7 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
     if (done) {
       return result;
     }
-    if (interrupts == Interrupts::end_wait && interrupt_signal() != 0) {
+    if (interrupts && interrupt_signal() != 0) {
       result.end = WaitEnd::interrupted;
       return result;
     }

@@ -10,6 +10,7 @@
 namespace bgtask {
 
 class TaskDir;
+class TaskWatcher;
 
 enum class WaitMode { all, any };
 
@@ -39,6 +40,13 @@ struct WaitResult
 WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& ids, WaitMode mode,
                           std::optional<Milliseconds> limit,
                           Interrupts interrupts = Interrupts::ignore);
+
+// As above, with the caller's watcher (its interrupts as the caller set
+// them): for a series of waits, since every watcher keeps an inotify
+// instance (and the child that holds it) until the process exits.
+WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
+                          const std::vector<std::string>& ids, WaitMode mode,
+                          std::optional<Milliseconds> limit);
 
 // Loads and reconciles the record of a resolved ID; throws Error(removed) if
 // it has disappeared, Error(failure) if it is corrupt.

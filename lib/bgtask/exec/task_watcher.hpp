@@ -87,6 +87,7 @@ public:
 
   // Also wakes for caught interrupts (catch_interrupts must have been called).
   void watch_interrupts() { m_interrupts = true; }
+  bool watches_interrupts() const { return m_interrupts; }
 
   // True once the reader of the fd given to watch_reader went away.
   bool reader_gone() const { return m_reader_gone; }

@@ -16,6 +16,9 @@ Verdict judge_record(const TaskRecord& record, const Liveness& liveness)
   if (liveness.supervisor_alive) {
     return Verdict::keep;
   }
+  if (!liveness.pids_visible) {
+    return Verdict::cannot_judge;
+  }
   if (liveness.command_alive) {
     return record.unsupervised ? Verdict::keep : Verdict::unsupervised;
   }
@@ -54,6 +57,7 @@ void apply_verdict(TaskRecord& record, Verdict verdict)
     break;
   case Verdict::keep:
   case Verdict::foreign_host:
+  case Verdict::cannot_judge:
     break;
   }
 }

@@ -9,6 +9,7 @@ namespace bgtask {
 enum class Verdict {
   keep,            // owner alive, or nothing new to say
   foreign_host,    // written on another host: left as it is
+  cannot_judge,    // owner gone, but its pids are another pid namespace's: left as it is
   host_rebooted,   // owner from an earlier boot: lost
   unsupervised,    // owner gone, command still running: mark it
   supervisor_died, // owner and command gone: lost
@@ -19,8 +20,8 @@ enum class Verdict {
 Verdict judge_record(const TaskRecord& record, const Liveness& liveness);
 
 // Changes `record` as `verdict` says (a final `lost` state, or the
-// unsupervised mark, with an event saying why); keep and foreign_host
-// change nothing.
+// unsupervised mark, with an event saying why); keep, foreign_host and
+// cannot_judge change nothing.
 void apply_verdict(TaskRecord& record, Verdict verdict);
 
 } // namespace bgtask

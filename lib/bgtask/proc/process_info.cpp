@@ -2,11 +2,15 @@
 #include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/utf8.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
+#include <string_view>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -31,6 +35,63 @@ std::string read_first_line(const char* path)
     line.resize(end);
   }
   return line;
+}
+
+// The boottime offset of this process's time namespace in clock ticks
+// (/proc/self/timens_offsets: "boottime SECONDS NANOSECONDS"); 0 without
+// time namespaces.
+std::int64_t boottime_offset_ticks()
+{
+  static const std::int64_t ticks = [] {
+    UniqueFd fd(::open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC));
+    std::array<char, 256> buffer{};
+    const ssize_t n = fd ? ::read(fd.get(), buffer.data(), buffer.size() - 1) : -1;
+    if (n <= 0) {
+      return std::int64_t{0};
+    }
+    const char* found = std::strstr(buffer.data(), "boottime");
+    if (found == nullptr) {
+      return std::int64_t{0};
+    }
+    char* end = nullptr;
+    const long long seconds = std::strtoll(found + 8, &end, 10);
+    const long long nanoseconds = std::strtoll(end, nullptr, 10);
+    const long hz = ::sysconf(_SC_CLK_TCK) > 0 ? ::sysconf(_SC_CLK_TCK) : 100;
+    return static_cast<std::int64_t>(seconds * hz + nanoseconds / (1000000000LL / hz));
+  }();
+  return ticks;
+}
+
+// The line of /proc/PID/status that starts with `key` (e.g. "Uid:"), or empty.
+std::string status_line(int pid, std::string_view key)
+{
+  const std::string path = "/proc/" + std::to_string(pid) + "/status";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
+    return {};
+  }
+  std::array<char, 4096> buffer{};
+  const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+  if (n <= 0) {
+    return {};
+  }
+  const std::string_view text(buffer.data(), static_cast<std::size_t>(n));
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = std::min(text.find('\n', at), text.size());
+    if (text.substr(at, key.size()) == key) {
+      return std::string(text.substr(at + key.size(), end - at - key.size()));
+    }
+    at = end + 1;
+  }
+  return {};
+}
+
+std::uint64_t namespace_inode(const char* path)
+{
+  struct stat st
+  {
+  };
+  return ::stat(path, &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
 }
 
 } // namespace
@@ -73,7 +134,8 @@ std::optional<ProcessStat> read_process_stat(int pid)
     } else if (field == 6) {
       stat.session = static_cast<int>(value);
     } else if (field == 22) {
-      stat.start_time = value;
+      const auto normalized = static_cast<std::int64_t>(value) - boottime_offset_ticks();
+      stat.start_time = static_cast<std::uint64_t>(std::max<std::int64_t>(normalized, 0));
     }
     cursor = end;
   }
@@ -91,6 +153,41 @@ bool is_same_process(int pid, std::uint64_t start_time, int session)
   const auto stat = read_process_stat(pid);
   return stat && stat->state != 'Z' && stat->state != 'X' && stat->start_time == start_time &&
          stat->session == session;
+}
+
+bool process_owned_by(int pid, uid_t uid)
+{
+  if (pid <= 0) {
+    return false;
+  }
+  // "Uid:\tREAL\tEFFECTIVE\tSAVED\tFILESYSTEM"
+  const std::string line = status_line(pid, "Uid:");
+  char* end = nullptr;
+  const unsigned long real = std::strtoul(line.c_str(), &end, 10);
+  if (end == line.c_str()) {
+    return false;
+  }
+  const char* next = end;
+  const unsigned long effective = std::strtoul(next, &end, 10);
+  return end != next && real == uid && effective == uid;
+}
+
+std::uint64_t current_pid_namespace()
+{
+  return namespace_inode("/proc/self/ns/pid");
+}
+
+bool sees_pid_namespace(std::uint64_t ns)
+{
+  if (ns == 0) {
+    return true;
+  }
+  // /proc/self names this process by its pid in the namespace /proc shows.
+  char link[32] = {};
+  const ssize_t n = ::readlink("/proc/self", link, sizeof(link) - 1);
+  return n > 0 &&
+         std::string_view(link, static_cast<std::size_t>(n)) == std::to_string(::getpid()) &&
+         current_pid_namespace() == ns;
 }
 
 std::string current_boot_id()

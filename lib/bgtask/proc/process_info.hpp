@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 
 namespace bgtask {
 
@@ -20,8 +21,15 @@ struct ProcessStat
 };
 
 // Reads /proc/PID/stat (parsing after the last ')'); nullopt if the process
-// does not exist or cannot be read.
+// does not exist or cannot be read. `start_time` is on the boot clock of the
+// initial time namespace: the kernel adds the reader's boottime offset
+// (time_namespaces(7)), which is taken off again, so a start time recorded
+// in one time namespace matches the one read in another.
 std::optional<ProcessStat> read_process_stat(int pid);
+
+// True if the real and the effective user of live process `pid` are both
+// `uid` (/proc/PID/status); false if it is gone or cannot be read.
+bool process_owned_by(int pid, uid_t uid);
 
 // True if `pid` is a live (not zombie) process that started at `start_time`.
 bool is_same_process(int pid, std::uint64_t start_time);
@@ -36,6 +44,16 @@ bool is_same_process(int pid, std::uint64_t start_time, int session);
 // test seams (test_seams.hpp), BGTASK_TEST_BOOT_ID_FILE may name another
 // file to simulate a reboot.
 std::string current_boot_id();
+
+// The pid namespace of this process (the inode of /proc/self/ns/pid), as
+// recorded in a task's `owner.pid_ns`; 0 if it cannot be read.
+std::uint64_t current_pid_namespace();
+
+// True if the pids of pid namespace `ns` mean here what they mean there:
+// this process is in `ns` and its /proc shows that namespace (a /proc
+// mounted for another one shows other pids). `ns` 0 (a record from before
+// namespaces were recorded) counts as this one.
+bool sees_pid_namespace(std::uint64_t ns);
 
 // This host's name (uname nodename).
 std::string current_host_name();

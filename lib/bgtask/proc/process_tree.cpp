@@ -1,14 +1,10 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
 #include <bgtask/util/dir_stream.hpp>
-#include <bgtask/util/unique_fd.hpp>
 
-#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <dirent.h>
-#include <fcntl.h>
-#include <string>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -32,72 +28,51 @@ template <typename Visit> void for_each_pid(Visit visit)
   }
 }
 
-bool environment_contains(int pid, const std::string& entry)
-{
-  const std::string path = "/proc/" + std::to_string(pid) + "/environ";
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    return false;
-  }
-  std::string environ;
-  char buffer[8192];
-  ssize_t n = 0;
-  while ((n = ::read(fd.get(), buffer, sizeof(buffer))) > 0) {
-    environ.append(buffer, static_cast<std::size_t>(n));
-  }
-  std::size_t start = 0;
-  while (start < environ.size()) {
-    const auto end = environ.find('\0', start);
-    const auto length = (end == std::string::npos ? environ.size() : end) - start;
-    if (environ.compare(start, length, entry) == 0) {
-      return true;
-    }
-    if (end == std::string::npos) {
-      break;
-    }
-    start = end + 1;
-  }
-  return false;
-}
-
 } // namespace
 
 std::vector<int> find_descendants(int ancestor)
 {
-  std::unordered_map<int, int> parent_of;
+  return find_descendants(ancestor, PruneDescendant());
+}
+
+std::vector<int> find_descendants(int ancestor, const PruneDescendant& prune)
+{
+  std::unordered_map<int, ProcessStat> stat_of;
   for_each_pid([&](int pid) {
-    if (const auto stat = read_process_stat(pid); stat && stat->state != 'Z') {
-      parent_of[pid] = stat->ppid;
+    if (auto stat = read_process_stat(pid); stat && stat->state != 'Z') {
+      stat_of.emplace(pid, *stat);
     }
   });
+  // 1: below `ancestor`; -1: pruned, or below a pruned one; 0: neither;
+  // 2: `ancestor` itself.
+  std::unordered_map<int, int> verdict;
+  std::function<int(int, int)> classify = [&](int pid, int depth) -> int {
+    if (pid == ancestor) {
+      return 2;
+    }
+    if (const auto known = verdict.find(pid); known != verdict.end()) {
+      return known->second;
+    }
+    const auto it = stat_of.find(pid);
+    if (it == stat_of.end() || depth > 4096) {
+      return 0;
+    }
+    verdict[pid] = 0; // a cycle of stale parent links ends here
+    const int parent = it->second.ppid > 0 ? classify(it->second.ppid, depth + 1) : 0;
+    int result = parent == -1 ? -1 : 0;
+    if (parent >= 1) {
+      result = prune && prune(pid, it->second) ? -1 : 1;
+    }
+    verdict[pid] = result;
+    return result;
+  };
   std::vector<int> descendants;
-  for (const auto& [pid, ppid] : parent_of) {
-    int cursor = ppid;
-    for (int depth = 0; cursor > 1 && depth < 4096; ++depth) {
-      if (cursor == ancestor) {
-        descendants.push_back(pid);
-        break;
-      }
-      const auto it = parent_of.find(cursor);
-      cursor = it == parent_of.end() ? 0 : it->second;
+  for (const auto& entry : stat_of) {
+    if (entry.first != ancestor && classify(entry.first, 0) == 1) {
+      descendants.push_back(entry.first);
     }
   }
   return descendants;
-}
-
-std::vector<int> find_task_processes(std::string_view id)
-{
-  const std::string entry = "BGTASK_ID=" + std::string(id);
-  const int self = ::getpid();
-  std::vector<int> pids;
-  for_each_pid([&](int pid) {
-    if (pid != self && environment_contains(pid, entry)) {
-      if (const auto stat = read_process_stat(pid); stat && stat->state != 'Z') {
-        pids.push_back(pid);
-      }
-    }
-  });
-  return pids;
 }
 
 void signal_processes(int pgid, const std::vector<int>& pids, int signal)
@@ -110,11 +85,6 @@ void signal_processes(int pgid, const std::vector<int>& pids, int signal)
       ::kill(pid, signal);
     }
   }
-}
-
-bool process_group_exists(int pgid)
-{
-  return pgid > 1 && (::kill(-pgid, 0) == 0 || errno == EPERM);
 }
 
 } // namespace bgtask

@@ -1,6 +1,8 @@
 #pragma once
 
-#include <string_view>
+#include <bgtask/proc/process_info.hpp>
+
+#include <functional>
 #include <vector>
 
 namespace bgtask {
@@ -9,16 +11,15 @@ namespace bgtask {
 // found by walking parent links in /proc.
 std::vector<int> find_descendants(int ancestor);
 
-// The pids of live processes of this user whose environment holds
-// `BGTASK_ID=<id>`: the processes of one task, wherever they were
-// re-parented (unless a process cleared its environment).
-std::vector<int> find_task_processes(std::string_view id);
+// Says whether a descendant and everything below it is to be left out.
+using PruneDescendant = std::function<bool(int pid, const ProcessStat& stat)>;
+
+// As above, without each descendant for which `prune` is true and without
+// everything below it.
+std::vector<int> find_descendants(int ancestor, const PruneDescendant& prune);
 
 // Sends `signal` to process group `pgid` (when > 1) and to each pid (when
 // > 1). Never signals pid 0, 1 or -1.
 void signal_processes(int pgid, const std::vector<int>& pids, int signal);
-
-// True if any process is left in group `pgid`.
-bool process_group_exists(int pgid);
 
 } // namespace bgtask

@@ -25,6 +25,9 @@ enum class ExitCode : int {
   removed = 8,         // `wait`: a task was removed (`cleanup`) before its final state was read
   limit_reached = 69,  // `start --max-running`: too many tasks running; nothing started
   lost = 75,           // a task's outcome is unknown (supervisor died, host rebooted)
+  unanswered =
+    76, // `cancel`: a supervisor did not act on the request in time; the record is not final
+
   limits_unavailable = 78, // `start --memory-max/--pids-max/--cpu-max`: no writable cgroup here
   timed_out = 124,         // a task timed out (its own --timeout)
   cancelled = 125,         // a task was cancelled (`cancel`, or Ctrl-C in `run`)

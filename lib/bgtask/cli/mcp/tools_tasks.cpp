@@ -116,9 +116,13 @@ json::object tool_cancel(const TaskDir& dir, const json::object& args)
     grace = Milliseconds(std::llround(*seconds * 1000));
   }
   const CancelResult result = cancel_tasks(dir, {id}, grace);
-  return {{"id", id},
-          {"was_final", result.was_final.front()},
-          {"task", record_to_json(result.records.front())}};
+  json::object answer{{"id", id},
+                      {"was_final", result.was_final.front()},
+                      {"task", record_to_json(result.records.front())}};
+  if (!result.unanswered.empty()) {
+    answer["unanswered"] = result.unanswered.front(); // the record is not final yet
+  }
+  return answer;
 }
 
 } // namespace bgtask::mcp

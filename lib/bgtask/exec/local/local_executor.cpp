@@ -1,10 +1,10 @@
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/exec/local/local_reconcile.hpp>
+#include <bgtask/exec/local/stop_unanswered.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/task_liveness.hpp>
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/proc/process_info.hpp>
-#include <bgtask/proc/process_tree.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -93,22 +93,7 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
 
 void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)
 {
-  const auto signal_all = [&](int sig) {
-    int pgid = 0;
-    if (record.child) {
-      const auto leader = read_process_stat(record.child->pgid);
-      // Signal the group only while it is provably the task's: its leader is
-      // the recorded command, or the leader is gone and the group remains.
-      if ((leader && leader_alive(record)) ||
-          (!leader && process_group_exists(record.child->pgid))) {
-        pgid = record.child->pgid;
-      }
-    }
-    const auto pids = find_task_processes(record.id);
-    signal_processes(pgid, pids, sig);
-    return pgid != 0 || !pids.empty();
-  };
-  if (!signal_all(SIGTERM)) {
+  if (signal_orphaned_processes(record, SIGTERM) == 0) {
     return;
   }
   const auto kill_at = std::chrono::steady_clock::now() + grace;
@@ -118,7 +103,7 @@ void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)
       return;
     }
   }
-  for (int round = 0; round < 50 && signal_all(SIGKILL); ++round) {
+  for (int round = 0; round < 50 && signal_orphaned_processes(record, SIGKILL) > 0; ++round) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
@@ -185,14 +170,18 @@ void cancel_orphan(LocalExecutor& executor, const TaskDir& dir, const TaskRecord
 
 } // namespace
 
-void LocalExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
-                           CancelAttempt attempt)
+std::optional<std::string> LocalExecutor::cancel(const TaskDir& dir, const TaskRecord& record,
+                                                 Milliseconds grace, CancelAttempt attempt)
 {
+  if (attempt == CancelAttempt::overdue || attempt == CancelAttempt::last) {
+    return stop_unanswered(dir, record, grace, attempt);
+  }
   if (record.unsupervised) {
     cancel_orphan(*this, dir, record, grace);
   } else if (attempt == CancelAttempt::first) {
     request_cancel(dir, record, grace);
   }
+  return std::nullopt;
 }
 
 } // namespace bgtask

@@ -23,9 +23,11 @@ public:
   // A supervised task: records a cancel request and signals the supervisor,
   // which stops the command and writes the final record. An unsupervised
   // one: stops what is left of it (stop_orphaned) and records it cancelled.
-  // A repeat only acts on a task that has become unsupervised meanwhile.
-  void cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
-              CancelAttempt attempt) override;
+  // A repeat only acts on a task that has become unsupervised meanwhile;
+  // an overdue or last one on a supervisor that does not answer
+  // (stop_unanswered.hpp).
+  std::optional<std::string> cancel(const TaskDir& dir, const TaskRecord& record,
+                                    Milliseconds grace, CancelAttempt attempt) override;
 
   // nullopt: the supervisor replaces the record (seen by inotify) and its
   // exit is seen through a pidfd.

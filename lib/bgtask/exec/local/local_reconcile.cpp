@@ -30,7 +30,8 @@ Change reconcile_change(TaskRecord& record, const Liveness& liveness, TaskLock& 
     note->generation = record.generation;
     record = std::move(*note);
     add_event(record, "reconciled", "final record recovered from the supervisor's note");
-  } else if (verdict == Verdict::keep || verdict == Verdict::foreign_host) {
+  } else if (verdict == Verdict::keep || verdict == Verdict::foreign_host ||
+             verdict == Verdict::cannot_judge) {
     return Change::keep;
   } else {
     apply_verdict(record, verdict);
@@ -69,7 +70,8 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
   auto lock = TaskLock::open_existing(dir, record.id);
   const Liveness liveness = judge_liveness(record, lock ? &*lock : nullptr);
   const Verdict verdict = judge_record(record, liveness);
-  if (verdict == Verdict::keep || verdict == Verdict::foreign_host) {
+  if (verdict == Verdict::keep || verdict == Verdict::foreign_host ||
+      verdict == Verdict::cannot_judge) {
     return record;
   }
   if (!lock) {

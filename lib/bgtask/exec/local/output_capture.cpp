@@ -16,10 +16,16 @@ constexpr std::size_t k_buffer_bytes = 64 * 1024;
 } // namespace
 
 OutputCapture::OutputCapture(UniqueFd pipe, int output, std::uint64_t limit)
-  : m_pipe(std::move(pipe)),
-    m_output(output),
+  : m_output(output),
     m_room(limit)
 {
+  read_from(std::move(pipe));
+}
+
+void OutputCapture::read_from(UniqueFd pipe)
+{
+  drain();
+  m_pipe = std::move(pipe);
   const int flags = ::fcntl(m_pipe.get(), F_GETFL);
   if (flags >= 0) {
     ::fcntl(m_pipe.get(), F_SETFL, flags | O_NONBLOCK);

@@ -24,8 +24,13 @@ public:
   // The pipe to poll for input; -1 once the pipe reached end of file.
   int fd() const override { return m_pipe.get(); }
 
-  // Reads whatever the pipe holds now; closes it at end of file.
+  // Reads whatever the pipe holds now; closes it at end of file (once no
+  // process holds its writing end: fd() is -1 from then on).
   void drain() override;
+
+  // Reads from `pipe` (a new attempt's) from now on; what is left in the
+  // previous pipe is read first.
+  void read_from(UniqueFd pipe);
 
   bool truncated() const { return m_dropped > 0; }
   std::uint64_t dropped_bytes() const override { return m_dropped; }

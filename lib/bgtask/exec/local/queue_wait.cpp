@@ -11,6 +11,7 @@
 #include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/queue_wait.hpp>
+#include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -39,13 +40,6 @@ namespace {
 
 constexpr Milliseconds k_safety_recheck{60000};
 constexpr int k_final_write_attempts = 8;
-
-OwnerIdentity own_identity()
-{
-  return OwnerIdentity{::getpid(), random_token(),
-                       read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
-                       current_boot_id(), current_host_name()};
-}
 
 // Applies `change` to the own record in one record transaction
 // (update_own_record); a removed task's change is kept in `record` alone.
@@ -333,7 +327,7 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
                                      int signal_fd, Reconciler reconcile,
                                      const std::function<void(const std::string&)>& report)
 {
-  record.owner = own_identity();
+  record.owner = this_supervisor_identity();
   record.state = TaskState::queued;
   record.waiting_for = record.after.empty() ? WaitingFor::slot : WaitingFor::after;
   add_event(record, "queued",

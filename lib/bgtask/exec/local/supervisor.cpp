@@ -14,11 +14,13 @@
 #include <bgtask/exec/local/command_launch.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
+#include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/exec/local/output_trimmer.hpp>
 #include <bgtask/exec/local/queue_wait.hpp>
 #include <bgtask/exec/local/removal_watch.hpp>
 #include <bgtask/exec/local/retry_policy.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
+#include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/memory_trim.hpp>
 #include <bgtask/proc/process_info.hpp>
@@ -53,6 +55,11 @@ namespace bgtask {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// How often a running supervisor looks at its record for a cancel request
+// that came without a signal (from a `cancel` in another pid namespace,
+// which cannot see it): one fstatat while the record is unchanged.
+constexpr Milliseconds k_record_check{2000};
 
 void write_fully(int fd, std::string_view data)
 {
@@ -169,26 +176,31 @@ void record_output_bound(OutputInfo& output, const OutputKeeper& keeper)
 class Supervision
 {
 public:
+  // `output_held` tells whether a process still holds the command's output
+  // (output_holders.hpp).
   Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-              OutputKeeper* capture)
+              OutputKeeper* capture, std::function<bool()> output_held)
     : m_dir(dir),
       m_plan(plan),
       m_child(child),
       m_signal_fd(signal_fd),
       m_capture(capture),
-      m_removal(dir, plan.request.record.id)
+      m_removal(dir, plan.request.record.id),
+      m_output_held(std::move(output_held))
   {
   }
 
-  // Runs until the command exits; returns its wait status. The timeout's
-  // clock stands still while the task is paused.
+  // Runs until the command has exited and no process holds its output any
+  // more; returns the command's wait status. The timeout's clock stands
+  // still while the task is paused.
   int run()
   {
     if (m_plan.request.timeout) {
       m_timeout_at = SteadyClock::now() + *m_plan.request.timeout;
     }
     std::optional<int> status;
-    while (!status) {
+    Milliseconds hold_recheck{10};
+    for (;;) {
       const auto now = SteadyClock::now();
       const bool timing = m_stopping == Stopping::no && !m_paused;
       if (timing && m_timeout_at && now >= *m_timeout_at) {
@@ -197,15 +209,35 @@ public:
       if (m_kill_at && now >= *m_kill_at) {
         signal_tree(SIGKILL);
         m_kill_at.reset();
+        m_killed = true;
+      }
+      if (m_stopping == Stopping::no && now >= m_record_check_at) {
+        m_record_check_at = now + k_record_check;
+        if (cancel_requested_in_record()) {
+          begin_stop(Stopping::cancel, requested_grace());
+        }
       }
       stop_if_removed(now);
+      if (status && !still_held()) {
+        break;
+      }
       auto next = m_kill_at
                     ? m_kill_at
                     : (m_stopping == Stopping::no && !m_paused ? m_timeout_at : std::nullopt);
       if (m_stopping == Stopping::no) {
-        next = std::min(next.value_or(SteadyClock::time_point::max()), m_removal.next_look());
+        next = std::min({next.value_or(m_record_check_at), m_record_check_at,
+                         m_removal.next_look()});
       }
-      status = wait_for_events(next);
+      if (status) {
+        // Holders of the output that are not our children: no event tells
+        // when they close it, so look again, less and less often.
+        next = std::min(next.value_or(SteadyClock::time_point::max()), now + hold_recheck);
+        hold_recheck = std::min(hold_recheck * 2, Milliseconds(500));
+      }
+      if (auto exited = wait_for_events(next)) {
+        status = exited;
+        m_reaped = true;
+      }
     }
     if (m_capture) {
       m_capture->finish(); // what the command wrote before it exited
@@ -219,6 +251,12 @@ public:
   Stopping stopping() const { return m_stopping; }
 
 private:
+  // After the command's exit: whether processes still hold its output and
+  // so still belong to the task. Not once the tree was KILLed: what is left
+  // of it then is killed until none is left (kill_remaining_descendants),
+  // and a holder elsewhere (given the descriptor) cannot be stopped by us.
+  bool still_held() { return !m_killed && m_output_held && m_output_held(); }
+
   // One poll for signals and output work until `next`; the command's wait
   // status once it has exited.
   std::optional<int> wait_for_events(std::optional<SteadyClock::time_point> next)
@@ -279,6 +317,25 @@ private:
     }
   }
 
+  // True if the record, changed since the last look, holds a cancel
+  // request: `cancel` writes it before it signals, and a `cancel` that
+  // cannot signal (another pid namespace) relies on this.
+  bool cancel_requested_in_record()
+  {
+    struct stat st
+    {
+    };
+    const auto name = status_file_name(m_plan.request.record.id);
+    if (::fstatat(m_dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        (st.st_ino == m_record_seen.st_ino && st.st_mtim.tv_sec == m_record_seen.st_mtim.tv_sec &&
+         st.st_mtim.tv_nsec == m_record_seen.st_mtim.tv_nsec)) {
+      return false;
+    }
+    m_record_seen = st;
+    const auto loaded = load_record(m_dir, m_plan.request.record.id);
+    return loaded.status == LoadStatus::ok && loaded.record.cancel_request.has_value();
+  }
+
   Milliseconds requested_grace()
   {
     const auto loaded = load_record(m_dir, m_plan.request.record.id);
@@ -334,10 +391,12 @@ private:
     });
   }
 
-  // The command's group, every descendant and, with a cgroup, every process in it.
+  // The command's group (until its leader is reaped: then the pgid may be
+  // another's), every descendant but other tasks' supervisors and their
+  // trees (task_processes.hpp) and, with a cgroup, every process in it.
   void signal_tree(int sig)
   {
-    auto pids = find_descendants(::getpid());
+    auto pids = supervised_processes(::getpid(), m_plan.request.record.id);
     if (m_plan.cgroup) {
       for (const int pid : m_plan.cgroup->processes()) {
         if (std::find(pids.begin(), pids.end(), pid) == pids.end()) {
@@ -345,7 +404,7 @@ private:
         }
       }
     }
-    signal_processes(m_child, pids, sig);
+    signal_processes(m_reaped ? 0 : m_child, pids, sig);
   }
 
   // Stops (or continues) the tree: through the freezer where the task has
@@ -373,7 +432,7 @@ private:
   void kill_remaining_descendants()
   {
     for (int round = 0; round < 500; ++round) {
-      const auto descendants = find_descendants(::getpid());
+      const auto descendants = supervised_processes(::getpid(), m_plan.request.record.id);
       if (descendants.empty()) {
         return;
       }
@@ -390,7 +449,14 @@ private:
   int m_signal_fd;
   OutputKeeper* m_capture; // null when the output is not bounded
   RemovalWatch m_removal;
+  std::function<bool()> m_output_held;
   SteadyClock::time_point m_capture_resume{};
+  SteadyClock::time_point m_record_check_at = SteadyClock::now() + k_record_check;
+  struct stat m_record_seen
+  {
+  };
+  bool m_reaped = false; // the command's leader
+  bool m_killed = false; // KILL was sent to the tree
   Stopping m_stopping = Stopping::no;
   std::optional<SteadyClock::time_point> m_kill_at;
   std::optional<SteadyClock::time_point> m_timeout_at;
@@ -447,12 +513,15 @@ class Attempts
 public:
   using Report = std::function<void(const std::string&)>;
 
+  // `pipe_capture` (with `capture_input`, the first attempt's end of its
+  // pipe) where the output goes through a pipe, else null.
   Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputKeeper* capture,
-           UniqueFd capture_input, Report report)
+           OutputCapture* pipe_capture, UniqueFd capture_input, Report report)
     : m_dir(dir),
       m_plan(plan),
       m_signal_fd(signal_fd),
       m_capture(capture),
+      m_pipe_capture(pipe_capture),
       m_capture_input(std::move(capture_input)),
       m_report(std::move(report))
   {
@@ -494,9 +563,33 @@ public:
   }
 
 private:
-  int command_output() const
+  // The descriptor this attempt's stdout and stderr go to: the writing end
+  // of a pipe of its own where the output is captured (its end of file
+  // says that no process holds it any more), else a description of
+  // ID.output of its own (output_holders.hpp). The supervisor closes its
+  // copy once the command is forked.
+  UniqueFd attempt_output()
   {
-    return m_capture_input ? m_capture_input.get() : m_plan.output.get();
+    if (!m_pipe_capture) {
+      return open_held_output(m_dir, m_plan.request.record.id, m_plan.output.get());
+    }
+    if (m_number > 1) {
+      UniqueFd read_end;
+      if (!make_pipe(read_end, m_capture_input)) {
+        return UniqueFd();
+      }
+      m_pipe_capture->read_from(std::move(read_end));
+    }
+    return std::move(m_capture_input);
+  }
+
+  // Whether a process still holds this attempt's output (see attempt_output).
+  std::function<bool()> output_held_probe() const
+  {
+    if (m_pipe_capture) {
+      return [capture = m_pipe_capture] { return capture->fd() >= 0; };
+    }
+    return [output = m_plan.output.get()] { return output_held_elsewhere(output); };
   }
 
   [[noreturn]] void fail_before_running(const std::string& reason, int code)
@@ -539,9 +632,7 @@ private:
       return;
     }
     if (!record.owner) {
-      record.owner = OwnerIdentity{::getpid(), random_token(),
-                                   read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
-                                   current_boot_id(), current_host_name()};
+      record.owner = this_supervisor_identity();
     }
     record.child = identity;
     record.state = TaskState::running;
@@ -585,7 +676,12 @@ private:
   int run_one()
   {
     // argv and environment are built before the fork.
-    const CommandImage image(m_plan.request, m_dir.path(), m_number, command_output(),
+    UniqueFd output = attempt_output();
+    if (!output) {
+      fail_before_running(
+        "cannot set up the command's output: " + std::string(std::strerror(errno)), 1);
+    }
+    const CommandImage image(m_plan.request, m_dir.path(), m_number, output.get(),
                              m_plan.caller_umask);
     std::optional<PendingCommand> command;
     try {
@@ -593,9 +689,7 @@ private:
     } catch (const Error& e) {
       fail_before_running(std::string("cannot start the command: ") + e.what(), 1);
     }
-    if (!m_plan.request.record.options.retry) {
-      m_capture_input.close(); // the capture then sees the end of the output
-    }
+    output.close(); // the command, and whatever it starts, hold it now
     if (m_plan.cgroup) {
       std::string error;
       if (!m_plan.cgroup->add_process(command->pid(), error)) {
@@ -613,7 +707,8 @@ private:
       m_report("0\n");
       release_unused_memory(); // what the CLI left behind, now that `start` has its answer
     }
-    Supervision supervision(m_dir, m_plan, command->pid(), m_signal_fd, m_capture);
+    Supervision supervision(m_dir, m_plan, command->pid(), m_signal_fd, m_capture,
+                            output_held_probe());
     const int status = supervision.run();
     m_stopping = supervision.stopping();
     return status;
@@ -672,7 +767,8 @@ private:
   SupervisorPlan& m_plan;
   int m_signal_fd;
   OutputKeeper* m_capture;
-  UniqueFd m_capture_input; // kept open across attempts when retries may follow
+  OutputCapture* m_pipe_capture;
+  UniqueFd m_capture_input; // the next attempt's end of the output pipe
   Report m_report;
   int m_number = 1;
   Stopping m_stopping = Stopping::no;
@@ -841,7 +937,8 @@ void prepare(SupervisorRun& run)
   OutputKeeper* keeper = run.trimmer   ? static_cast<OutputKeeper*>(&*run.trimmer)
                          : run.capture ? static_cast<OutputKeeper*>(&*run.capture)
                                        : nullptr;
-  Attempts attempts(run.dir, plan, run.signal_fd.get(), keeper, std::move(run.capture_input),
+  Attempts attempts(run.dir, plan, run.signal_fd.get(), keeper,
+                    run.capture ? &*run.capture : nullptr, std::move(run.capture_input),
                     [&](const std::string& line) { run.report(line); });
   // Not a structured binding: the lambda below uses both (clang 14 cannot
   // capture bindings).

@@ -1,16 +1,21 @@
 #include <bgtask/exec/local/task_liveness.hpp>
+#include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/process_info.hpp>
-#include <bgtask/proc/process_tree.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/utf8.hpp>
+
+#include <unistd.h>
 
 namespace bgtask {
 
 bool leader_alive(const TaskRecord& record)
 {
   const auto& child = *record.child;
-  return record.owner ? is_same_process(child.pid, child.start_time, record.owner->pid)
-                      : is_same_process(child.pid, child.start_time);
+  if (!record.owner) {
+    return is_same_process(child.pid, child.start_time) && process_owned_by(child.pid, ::geteuid());
+  }
+  return is_same_process(child.pid, child.start_time, record.owner->pid) &&
+         is_session_member(child.pid, task_session(record));
 }
 
 bool command_alive(const TaskRecord& record)
@@ -18,15 +23,7 @@ bool command_alive(const TaskRecord& record)
   if (!record.child) {
     return false;
   }
-  const auto& child = *record.child;
-  if (leader_alive(record)) {
-    return true;
-  }
-  const auto leader = read_process_stat(child.pgid);
-  if (!leader && process_group_exists(child.pgid)) {
-    return true;
-  }
-  return !find_task_processes(record.id).empty();
+  return leader_alive(record) || !task_session_processes(record).empty();
 }
 
 Liveness judge_liveness(const TaskRecord& record, TaskLock* lock)
@@ -46,13 +43,14 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock)
   if (!liveness.same_boot) {
     return liveness;
   }
+  liveness.pids_visible = sees_pid_namespace(owner.pid_ns);
   if (lock != nullptr) {
     liveness.supervisor_alive =
       lock->read_only() ? lock->ownership_held() : !lock->try_take_ownership();
-  } else {
+  } else if (liveness.pids_visible) {
     liveness.supervisor_alive = is_same_process(owner.pid, owner.start_time, owner.pid);
   }
-  if (!liveness.supervisor_alive) {
+  if (!liveness.supervisor_alive && liveness.pids_visible) {
     liveness.command_alive = command_alive(record);
   }
   return liveness;
@@ -60,7 +58,7 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock)
 
 bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig)
 {
-  if (!record.owner) {
+  if (!record.owner || !sees_pid_namespace(record.owner->pid_ns)) {
     return false;
   }
   const UniqueFd pidfd = open_pidfd(record.owner->pid);
@@ -69,6 +67,22 @@ bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig)
     return false;
   }
   return send_signal(pidfd, sig) == 0;
+}
+
+int signal_orphaned_processes(const TaskRecord& record, int sig)
+{
+  if (!record.child) {
+    return 0;
+  }
+  if (!record.owner) {
+    // A record without an owner names only its command: its leader, by pidfd.
+    const UniqueFd pidfd = open_pidfd(record.child->pid);
+    return pidfd && leader_alive(record) && send_signal(pidfd, sig) == 0 ? 1 : 0;
+  }
+  if (!sees_pid_namespace(record.owner->pid_ns)) {
+    return 0;
+  }
+  return signal_session_members(task_session(record), task_session_processes(record), sig);
 }
 
 } // namespace bgtask

@@ -298,11 +298,12 @@ Result<SlurmConfig> SlurmExecutor::config()
   return *m_config;
 }
 
-void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
-                           CancelAttempt attempt)
+std::optional<std::string> SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record,
+                                                 Milliseconds grace, CancelAttempt attempt)
 {
-  if (!record.slurm || is_final(record.state)) {
-    return;
+  if (!record.slurm || is_final(record.state) || attempt == CancelAttempt::overdue ||
+      attempt == CancelAttempt::last) {
+    return std::nullopt; // Slurm keeps its own time between TERM and KILL
   }
   const std::string& job_id = record.slurm->job_id;
   if (attempt == CancelAttempt::first) {
@@ -315,7 +316,7 @@ void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Millise
       return Change::save;
     });
     if (update.status != UpdateStatus::saved) {
-      return; // final, removed or corrupt meanwhile
+      return std::nullopt; // final, removed or corrupt meanwhile
     }
   }
   if (const auto problem = cancel_slurm_job(job_id, slurm_job_name(record.id))) {
@@ -325,6 +326,7 @@ void SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record, Millise
   // Look again soon: the job ends within moments of scancel.
   m_seen.erase(record.id);
   m_interval = k_first_interval;
+  return std::nullopt;
 }
 
 std::optional<Milliseconds> SlurmExecutor::recheck_interval() const

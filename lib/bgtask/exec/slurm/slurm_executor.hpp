@@ -40,8 +40,8 @@ public:
 
   // scancel (Slurm signals, then kills after its KillWait; `grace` does not
   // apply). The first attempt records the cancel request.
-  void cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds grace,
-              CancelAttempt attempt) override;
+  std::optional<std::string> cancel(const TaskDir& dir, const TaskRecord& record,
+                                    Milliseconds grace, CancelAttempt attempt) override;
 
   // The time left until the controller may be asked again.
   std::optional<Milliseconds> recheck_interval() const override;
