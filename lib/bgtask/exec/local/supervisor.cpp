@@ -225,8 +225,8 @@ public:
                     ? m_kill_at
                     : (m_stopping == Stopping::no && !m_paused ? m_timeout_at : std::nullopt);
       if (m_stopping == Stopping::no) {
-        next = std::min({next.value_or(m_record_check_at), m_record_check_at,
-                         m_removal.next_look()});
+        next =
+          std::min({next.value_or(m_record_check_at), m_record_check_at, m_removal.next_look()});
       }
       if (status) {
         // Holders of the output that are not our children: no event tells
