@@ -85,5 +85,16 @@ bg() { timeout 60 "$BGTASK" --dir "$D" "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 125; }
 
+# share_binary USER: makes $BGTASK runnable by USER. A build USER cannot
+# reach (a clone under root's home, mode 700, as on a fresh machine) is
+# copied into $WORK/bin; call it after `chmod 755 "$WORK"`.
+share_binary() {
+  runuser -u "$1" -- test -x "$BGTASK" && return 0
+  mkdir -p -m 755 "$WORK/bin"
+  install -m 755 "$BGTASK" "$WORK/bin/bgtask"
+  BGTASK="$WORK/bin/bgtask"
+  runuser -u "$1" -- test -x "$BGTASK" || skip "user $1 cannot run $BGTASK, even copied into $WORK/bin"
+}
+
 # field ID JQ_PATH: one field of a task's record, read from the file.
 field() { jq -r "$2" "$D/$1.status.json"; }

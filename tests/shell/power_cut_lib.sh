@@ -81,6 +81,11 @@ pc_unmount() {
 # system mounted again (the journal replayed), a new boot id.
 pc_cut() {
   "$PC_SHUTDOWN" "$PC_MNT" || fail "the shutdown ioctl failed on $PC_MNT"
+  pc_reboot
+}
+
+# pc_reboot: what a reboot does after a cut made with $PC_SHUTDOWN.
+pc_reboot() {
   pc_kill_all
   local i
   for i in $(seq 50); do

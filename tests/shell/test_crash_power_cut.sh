@@ -117,6 +117,34 @@ random_cut() {
   fi
 }
 
+# start_outlives_cut: the power goes while the supervisor's publication of
+# the running record (its first renameat) is held, and `start` lives on to
+# see the failure, as it would when the file system fails under it (unlike
+# cut_point, which kills everything at the cut). It must not print an ID:
+# no durable record would answer for it.
+start_outlives_cut() {
+  local tracer rc=0
+  new_dir
+  strace -f -qq -b execve -o "$BOOK.trace" -e trace=renameat \
+    -e inject=renameat:delay_exit=1000000:when=1 \
+    "$BGTASK" --dir "$DIR" start -- true >"$BOOK.printed" 2>"$BOOK.err" &
+  tracer=$!
+  wait_until 30 grep -qs '(DELAYED)' "$BOOK.trace" || fail "start's renameat was never held"
+  "$PC_SHUTDOWN" "$PC_MNT" || fail "the shutdown ioctl failed on $PC_MNT"
+  wait "$tracer" || rc=$?
+  [ "$rc" -ne 0 ] || trial_failed "start during a cut" "start exited 0 although its record could not be made durable"
+  if [ -s "$BOOK.printed" ]; then
+    trial_failed "start during a cut" "start printed $(head -1 "$BOOK.printed") with no durable record ($(head -1 "$BOOK.err"))"
+  fi
+  grep -qs 'cannot start the task' "$BOOK.err" ||
+    trial_failed "start during a cut" "start did not say the task could not start: $(head -1 "$BOOK.err")"
+  pc_reboot
+  CUT_POINTS=$((CUT_POINTS + 1))
+  TASKS=$((TASKS + 1))
+  pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "start during a cut" || true
+}
+
+start_outlives_cut
 for sc in $CALLS; do
   k=1
   while cut_point "$sc" "$k"; do

@@ -34,7 +34,7 @@ chmod 755 "$WORK"
 useradd -M -d "$WORK/user" -s /bin/sh "$user"
 mkdir -m 700 "$WORK/user" "$WORK/root"
 chown "$user:" "$WORK/user"
-runuser -u "$user" -- test -x "$BGTASK" || skip "the binary $BGTASK is not executable by another user"
+share_binary "$user"
 
 # A daemon of our own, stopped by pid; a cron that already runs reads the
 # same /etc/cron.d, so it is used as it is.

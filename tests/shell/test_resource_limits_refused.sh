@@ -13,7 +13,7 @@ chmod 755 "$WORK"
 useradd -M -d "$WORK/user" -s /bin/sh "$user"
 mkdir -m 700 "$WORK/user"
 chown "$user:" "$WORK/user"
-runuser -u "$user" -- test -x "$BGTASK" || skip "the binary $BGTASK is not executable by another user"
+share_binary "$user"
 as_user() { runuser -u "$user" -- timeout 60 "$BGTASK" --dir "$WORK/user/tasks" "$@"; }
 
 # Skip where this user can write a cgroup after all (delegation).

@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <unistd.h>
 
@@ -552,6 +553,29 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
   result.launch =
     executor_for(request.record.executor).launch(dir, std::move(*lock), std::move(request));
   return result;
+}
+
+void require_durable_record(const TaskDir& dir, const StartResult& result)
+{
+  if (result.launch.exit_code == 0) {
+    return;
+  }
+  if (load_record(dir, result.id).status == LoadStatus::missing) {
+    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error);
+  }
+  if (const int error = dir.sync(); error != 0) {
+    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error +
+                                     " (and the task's record cannot be made durable: fsync of " +
+                                     dir.path() + ": " + std::strerror(error) + ")");
+  }
+}
+
+void require_launched(const StartResult& result)
+{
+  if (result.launch.exit_code != 0) {
+    throw Error(static_cast<ExitCode>(result.launch.exit_code),
+                "task " + result.id + " failed to start: " + result.launch.error);
+  }
 }
 
 } // namespace bgtask

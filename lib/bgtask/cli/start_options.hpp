@@ -66,4 +66,14 @@ struct StartResult
 // --max-running refuses, Error(usage) for an unknown --after ID.
 StartResult start_task(const TaskDir& dir, StartPlan plan);
 
+// Throws Error(failure, "cannot start the task: ...") when the launch failed
+// and no durable record names the task: it has no record, or the directory
+// entry of the one it has cannot be made durable (fsync of the directory
+// fails, as after a power cut). Callers show the ID only after this returns.
+void require_durable_record(const TaskDir& dir, const StartResult& result);
+
+// Throws Error(the launch's exit code, "task ID failed to start: ...") when
+// the launch failed.
+void require_launched(const StartResult& result);
+
 } // namespace bgtask

@@ -44,9 +44,7 @@ int run_rerun(const GlobalOptions& global, const CommandArgs& args)
   const TaskRecord original = load_current_record(dir, resolve_task_id(dir, args.operands.front()));
   const auto missing = missing_env_names(original, env);
   StartResult result = start_task(dir, plan_for_rerun(original, std::move(env)));
-  if (result.launch.exit_code != 0 && load_record(dir, result.id).status == LoadStatus::missing) {
-    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error);
-  }
+  require_durable_record(dir, result);
   std::cout << result.id << std::endl;
   if (!missing.empty()) {
     std::string names;
@@ -56,10 +54,7 @@ int run_rerun(const GlobalOptions& global, const CommandArgs& args)
     std::cerr << "bgtask: task " << original.id << " was started with --env " << names
               << "; not given to this rerun: " << names << " (values are never stored)\n";
   }
-  if (result.launch.exit_code != 0) {
-    throw Error(static_cast<ExitCode>(result.launch.exit_code),
-                "task " + result.id + " failed to start: " + result.launch.error);
-  }
+  require_launched(result);
   return 0;
 }
 

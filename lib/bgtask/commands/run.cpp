@@ -287,10 +287,8 @@ int run_run(const GlobalOptions& global, const CommandArgs& args)
     std::cerr << "bgtask: an identical task is already queued or running: " << id
               << " (--dedupe); following it\n";
   }
-  if (started.launch.exit_code != 0) {
-    throw Error(static_cast<ExitCode>(started.launch.exit_code),
-                "task " + id + " failed to start: " + started.launch.error);
-  }
+  require_durable_record(dir, started);
+  require_launched(started);
   // A write to a pipe whose reader is gone fails with EPIPE instead of
   // killing `run` (the task would run on unseen): `run` then stops the task.
   // The supervisor was forked before, and every process bgtask starts resets

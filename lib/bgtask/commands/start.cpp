@@ -22,19 +22,14 @@ int run_start(const GlobalOptions& global, const CommandArgs& args)
   StartPlan plan = build_start_plan(vm, args.command);
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const StartResult result = start_task(dir, std::move(plan));
-  if (result.launch.exit_code != 0 && load_record(dir, result.id).status == LoadStatus::missing) {
-    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error);
-  }
+  require_durable_record(dir, result);
   std::cout << result.id << std::endl;
   if (!std::cout) {
     throw Error(ExitCode::failure,
                 "task " + result.id +
                   " started, but its ID could not be written to standard output");
   }
-  if (result.launch.exit_code != 0) {
-    throw Error(static_cast<ExitCode>(result.launch.exit_code),
-                "task " + result.id + " failed to start: " + result.launch.error);
-  }
+  require_launched(result);
   return 0;
 }
 

@@ -59,13 +59,8 @@ json::object tool_start(const TaskDir& dir, const json::object& args)
     throw_usage(e.what());
   }
   const StartResult result = start_task(dir, build_start_plan(vm, std::move(command)));
-  if (result.launch.exit_code != 0 && load_record(dir, result.id).status == LoadStatus::missing) {
-    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error);
-  }
-  if (result.launch.exit_code != 0) {
-    throw Error(static_cast<ExitCode>(result.launch.exit_code),
-                "task " + result.id + " failed to start: " + result.launch.error);
-  }
+  require_durable_record(dir, result);
+  require_launched(result);
   return {{"id", result.id}, {"task", record_to_json(load_current_record(dir, result.id))}};
 }
 
