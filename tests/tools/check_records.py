@@ -51,9 +51,25 @@ class Checker:
         self.checked += 1
         for error in validator.iter_errors(document):
             self.problems += 1
-            path = "/".join(str(p) for p in error.absolute_path) or "(top)"
-            print(f"check_records: {where}: {definition} at {path}: {error.message[:300]}",
-                  file=sys.stderr)
+            for detail in explain(error):
+                path = "/".join(str(p) for p in detail.absolute_path) or "(top)"
+                print(f"check_records: {where}: {definition} at {path}: {detail.message[:300]}",
+                      file=sys.stderr)
+
+
+def explain(error):
+    """The errors worth printing for `error`. "Not valid under any of the given
+    schemas" says little: for a oneOf/anyOf, those of the branch that came
+    closest (fewest errors), without the "unevaluated properties" echo of a
+    failed branch when there is more to say."""
+    if error.validator not in ("oneOf", "anyOf") or not error.context:
+        return [error]
+    branches = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).extend(explain(sub))
+    closest = min(branches.values(), key=len)
+    plain = [e for e in closest if e.validator != "unevaluatedProperties"]
+    return plain or closest
 
 
 def run_bgtask(binary, directory, args):
