@@ -5,6 +5,7 @@ Usage: check_records.py [--bgtask BIN] [--schema FILE] DIR...
 
 For each task directory DIR:
   - with --bgtask, runs `BIN --dir DIR list --json` and `status --json --tail 2`
+    (as root, as the owner of DIR)
     on every task it lists, and validates both outputs (record_array,
     status_array); a directory bgtask refuses (exit 2) is skipped with a note;
   - validates every regular file ID.status.json against the schema's
@@ -80,9 +81,18 @@ def run_bgtask(binary, directory, args):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("BGTASK_") or k == "BGTASK_TEST_WORK"}
     env["BGTASK_SLURM_TIMEOUT"] = "3s"
+    # As root, a directory of another user is read as that user (bgtask
+    # refuses a directory it does not own), whether or not the user still exists.
+    owner = {}
+    try:
+        info = os.stat(directory)
+        if os.geteuid() == 0 and info.st_uid != 0:
+            owner = {"user": info.st_uid, "group": info.st_gid, "extra_groups": []}
+    except OSError:
+        pass
     try:
         done = subprocess.run([binary, "--dir", directory] + args, capture_output=True,
-                              timeout=60, check=False, env=env)
+                              timeout=60, check=False, env=env, cwd="/", **owner)
     except subprocess.TimeoutExpired:
         return None, None, "timed out after 60 s"
     try:
