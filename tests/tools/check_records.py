@@ -5,9 +5,9 @@ Usage: check_records.py [--bgtask BIN] [--schema FILE] DIR...
 
 For each task directory DIR:
   - with --bgtask, runs `BIN --dir DIR list --json` and `status --json --tail 2`
-    (as root, as the owner of DIR)
-    on every task it lists, and validates both outputs (record_array,
-    status_array); a directory bgtask refuses (exit 2) is skipped with a note;
+    on every task it lists (as root: as the owner of DIR), and validates both
+    outputs (record_array, status_array); a directory bgtask refuses (exit 2)
+    is skipped with a note;
   - validates every regular file ID.status.json against the schema's
     `record`, except those `list` reported as unreadable (a test wrote them
     on purpose; their `--json` form was validated instead).
