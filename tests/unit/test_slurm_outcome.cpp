@@ -47,7 +47,9 @@ TaskRecord queued_record()
   r.command = {"true"};
   r.cwd = "/";
   r.executor = "slurm";
-  r.slurm = bgtask::SlurmJobRef{"7", "ci", std::nullopt, std::nullopt};
+  r.slurm = bgtask::SlurmJobRef{};
+  r.slurm->job_id = "7";
+  r.slurm->cluster = "ci";
   r.state = TaskState::queued;
   r.created_at = bgtask::now();
   return r;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 using bgtask::LaunchRequest;
 
@@ -143,7 +145,7 @@ TEST(SbatchArguments, NamesOptionByPrefixAndShortLetter)
 
 TEST(SbatchArguments, KeepsDependenciesInBgtasksHandsWithAfter)
 {
-  const bgtask::SlurmArgContext after{true, false};
+  const bgtask::SlurmArgContext after{true, false, false};
   EXPECT_THROW(bgtask::check_slurm_args({"--dependency=afterany:3"}, after), bgtask::Error);
   EXPECT_THROW(bgtask::check_slurm_args({"-d", "afterany:3"}, after), bgtask::Error);
   EXPECT_THROW(bgtask::check_slurm_args({"--kill-on=no"}, after), bgtask::Error);
@@ -161,7 +163,7 @@ TEST(SbatchArguments, KeepsDependenciesInBgtasksHandsWithAfter)
 
 TEST(SbatchArguments, LetsEnvValuesThroughARestrictedExport)
 {
-  const bgtask::SlurmArgContext env{false, true};
+  const bgtask::SlurmArgContext env{false, true, false};
   for (const auto* arg : {"--export=NONE", "--export=none", "--export=NIL", "--export=NONE,X=1"}) {
     EXPECT_THROW(bgtask::check_slurm_args({arg}, env), bgtask::Error) << arg;
     EXPECT_NO_THROW(bgtask::check_slurm_args({arg}, {})) << arg;
@@ -191,4 +193,84 @@ TEST(SlurmTimeLimit, RoundsUpToWholeMinutes)
   EXPECT_EQ(bgtask::slurm_time_limit(std::chrono::seconds(60)), "1");
   EXPECT_EQ(bgtask::slurm_time_limit(std::chrono::seconds(61)), "2");
   EXPECT_EQ(bgtask::slurm_time_limit(std::chrono::hours(2)), "120");
+}
+
+TEST(SlurmJobName, PutsTheTaskNameBeforeTheIdWithinSlurmsRules)
+{
+  EXPECT_EQ(bgtask::slurm_job_name("01hx2k3m4n5p", std::nullopt), "bgtask-01hx2k3m4n5p");
+  EXPECT_EQ(bgtask::slurm_job_name("01hx2k3m4n5p", std::string("train.v2")),
+            "train.v2-bgtask-01hx2k3m4n5p");
+  // Spaces, commas, `|`, newlines and non-ASCII bytes would split or break
+  // the clients' answers.
+  EXPECT_EQ(bgtask::slurm_job_name("01hx2k3m4n5p", std::string("a b,c|d\ne\xc3\xa9")),
+            "a_b_c_d_e__-bgtask-01hx2k3m4n5p");
+  EXPECT_EQ(bgtask::slurm_job_name("01hx2k3m4n5p", std::string(300, 'x')),
+            std::string(bgtask::k_max_name_part, 'x') + "-bgtask-01hx2k3m4n5p");
+  EXPECT_EQ(bgtask::slurm_array_job_name("01hx2k3m4n5p", std::string("sweep")),
+            "sweep-bgtask-array-01hx2k3m4n5p");
+
+  auto request = request_for({"true"});
+  request.record.name = "train";
+  EXPECT_LT(
+    position(bgtask::sbatch_arguments(request, "/o"), "--job-name=train-bgtask-01hx2k3m4n5p"),
+    bgtask::sbatch_arguments(request, "/o").size());
+  // A record of an earlier version has no job name: its job is bgtask-ID.
+  bgtask::TaskRecord old;
+  old.id = "01hx2k3m4n5p";
+  old.name = "train";
+  old.slurm = bgtask::SlurmJobRef{};
+  old.slurm->job_id = "12";
+  EXPECT_EQ(bgtask::recorded_job_name(old), "bgtask-01hx2k3m4n5p");
+  old.slurm->job_name = "train-bgtask-01hx2k3m4n5p";
+  EXPECT_EQ(bgtask::recorded_job_name(old), "train-bgtask-01hx2k3m4n5p");
+}
+
+TEST(SbatchArguments, MapsMemoryMaxToMemAndRefusesAnotherMemoryOption)
+{
+  auto request = request_for({"true"});
+  request.record.options.limits.memory_max = 512ULL * 1024 * 1024;
+  const auto args = bgtask::sbatch_arguments(request, "/o");
+  EXPECT_LT(position(args, "--mem=512M"), args.size());
+  request.record.options.limits.memory_max = 512ULL * 1024 * 1024 + 1;
+  EXPECT_LT(position(bgtask::sbatch_arguments(request, "/o"), "--mem=513M"), args.size());
+  const bgtask::SlurmArgContext memory{false, false, true};
+  for (const auto* arg : {"--mem=1G", "--mem-per-cpu=1G", "--mem-per-g=1G", "--me=1G"}) {
+    EXPECT_THROW(bgtask::check_slurm_args({arg}, memory), bgtask::Error) << arg;
+    EXPECT_NO_THROW(bgtask::check_slurm_args({arg}, {})) << arg;
+  }
+  EXPECT_NO_THROW(bgtask::check_slurm_args({"--mem-bind=local"}, memory));
+}
+
+TEST(SlurmArrayScript, RunsEachElementAsItsOwnTask)
+{
+  const auto dir =
+    std::filesystem::temp_directory_path() / ("bgtask-array-script-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::vector<bgtask::SlurmArrayElement> elements{
+    {3, "aaaaaaaaaaa3", (dir / "a3.output").string()},
+    {7, "aaaaaaaaaaa7", (dir / "a7 'x'.output").string()}};
+  const auto request =
+    request_for({"/bin/sh", "-c", "echo \"$BGTASK_ID $BGTASK_ARRAY_INDEX $BGTASK_DIR\"; exit 4"});
+  const auto script = bgtask::slurm_array_script(request, elements, "/tasks", 022);
+  for (const auto& element : elements) {
+    bgtask::ClientCall call;
+    call.argv = {"/bin/sh", "-s"};
+    call.input = script;
+    call.env_additions = {"SLURM_ARRAY_TASK_ID=" + std::to_string(element.index)};
+    call.timeout = std::chrono::seconds(20);
+    const auto result = bgtask::run_client(call);
+    EXPECT_EQ(result.exit_code, 4) << result.err;
+    EXPECT_EQ(result.out, ""); // all of it went to the task's own output file
+    std::ifstream in(element.output_path);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, element.task_id + " " + std::to_string(element.index) + " /tasks");
+  }
+  bgtask::ClientCall stray;
+  stray.argv = {"/bin/sh", "-s"};
+  stray.input = script;
+  stray.env_additions = {"SLURM_ARRAY_TASK_ID=5"};
+  stray.timeout = std::chrono::seconds(20);
+  EXPECT_EQ(bgtask::run_client(stray).exit_code, 127);
+  std::filesystem::remove_all(dir);
 }

@@ -2,6 +2,7 @@
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/slurm/slurm_dependencies.hpp>
+#include <bgtask/exec/slurm/slurm_executor.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/dir_lock.hpp>
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -182,17 +184,22 @@ void choose_executor(const po::variables_map& vm, StartPlan& plan)
     if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
       throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
     }
+    if (plan.array) {
+      throw_usage("--array needs --executor slurm (it submits one Slurm job array); to run a "
+                  "command locally once per index, start a task for each");
+    }
     return;
   }
-  check_slurm_args(slurm.args,
-                   SlurmArgContext{!plan.after.empty(), !request.env_additions.empty()});
+  const auto& limits = request.record.options.limits;
+  check_slurm_args(slurm.args, SlurmArgContext{!plan.after.empty(), !request.env_additions.empty(),
+                                               limits.memory_max.has_value()});
   if (request.argv.front().starts_with('-')) {
     throw_usage("a command name starting with '-' cannot be run by the slurm executor");
   }
   if (vm.count("max-output") != 0 || request.record.queue || request.record.on_exit ||
-      request.record.options.retry || request.record.options.limits.any()) {
-    throw_usage("--max-output, --queue, --on-exit, --retry and resource limits need the local "
-                "executor");
+      request.record.options.retry || limits.pids_max || limits.cpu_max) {
+    throw_usage("--max-output, --queue, --on-exit, --retry, --pids-max and --cpu-max need the "
+                "local executor (--memory-max becomes sbatch --mem)");
   }
   request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
 }
@@ -352,6 +359,65 @@ std::vector<TaskRecord> unfinished_tasks(const TaskDir& dir)
   return tasks;
 }
 
+// Creates the `ID.lock` of a new task created now (stored in `at`), whose
+// ID sorts after `newest` (make_task_id), retrying with new IDs while one
+// is taken. Throws Error(failure) if none can be had.
+std::pair<std::string, TaskLock> new_task_lock(const TaskDir& dir, TimePoint& at,
+                                               const std::string& newest)
+{
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    at = now();
+    auto id = make_task_id(at, newest);
+    if (auto lock = TaskLock::create_owned(dir, id)) {
+      return {std::move(id), std::move(*lock)};
+    }
+  }
+  throw Error(ExitCode::failure, "cannot allocate a task ID in " + dir.path());
+}
+
+// One descriptor per element stays open until the records are written.
+void make_room_for_locks(std::size_t count)
+{
+  constexpr rlim_t spare = 64;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
+      limit.rlim_cur >= count + spare) {
+    return;
+  }
+  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < count + spare) {
+    throw Error(ExitCode::failure, "--array: " + std::to_string(count) +
+                                     " tasks need as many open files, and this " +
+                                     "process may open only " + std::to_string(limit.rlim_max) +
+                                     " (ulimit -Hn); submit the array in smaller parts");
+  }
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? count + spare : limit.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &limit);
+}
+
+// start_task for --array: one task per index, created at the same time;
+// each ID sorts after the one before, so that the IDs sort in index order.
+StartResult start_array(const TaskDir& dir, LaunchRequest request, const SlurmArraySpec& spec)
+{
+  make_room_for_locks(spec.indices.size());
+  std::vector<SlurmExecutor::ArrayTask> elements;
+  StartResult result;
+  std::string newest = newest_task_id(dir);
+  for (std::size_t i = 0; i < spec.indices.size(); ++i) {
+    TimePoint at;
+    auto [id, lock] = new_task_lock(dir, at, newest);
+    if (i == 0) {
+      request.record.created_at = at;
+    }
+    newest = id;
+    result.ids.push_back(id);
+    elements.push_back(SlurmExecutor::ArrayTask{std::move(id), std::move(lock)});
+  }
+  result.id = result.ids.front();
+  auto& slurm = dynamic_cast<SlurmExecutor&>(executor_for("slurm"));
+  result.launch = slurm.launch_array(dir, std::move(elements), std::move(request), spec);
+  return result;
+}
+
 } // namespace
 
 void add_env_options(po::options_description& options)
@@ -391,6 +457,13 @@ std::vector<std::string> env_from_options(const po::variables_map& vm)
     }
   }
   return entries;
+}
+
+void add_array_option(po::options_description& options)
+{
+  options.add_options()(
+    "array", po::value<std::string>()->value_name("SPEC"),
+    "slurm: one job array, a task per index (1-1000%50, 0-15:4, 1,3,7; BGTASK_ARRAY_INDEX)");
 }
 
 void add_start_options(po::options_description& options)
@@ -447,6 +520,12 @@ StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string>
   add_limits(vm, plan.request);
   plan.dedupe = vm.count("dedupe") != 0;
   plan.max_running = running_limit(optional_value<std::string>(vm, "max-running"));
+  if (auto array = optional_value<std::string>(vm, "array")) {
+    plan.array = value_or_usage(parse_slurm_array(*array));
+    if (plan.dedupe) {
+      throw_usage("--dedupe and --array exclude each other");
+    }
+  }
   choose_executor(vm, plan);
   auto& options = plan.request.record.options;
   options.max_output = plan.request.max_output;
@@ -484,13 +563,17 @@ StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> en
     original.options.partition, original.options.slurm_time, original.options.slurm_args, {}};
   plan.after = original.after;
   plan.max_running = running_limit(std::nullopt);
+  if (original.slurm && original.slurm->array_index) {
+    plan.array = SlurmArraySpec{{*original.slurm->array_index}, std::nullopt};
+  }
   return plan;
 }
 
 StartResult start_task(const TaskDir& dir, StartPlan plan)
 {
   auto& request = plan.request;
-  if (const auto& limits = request.record.options.limits; limits.any()) {
+  if (const auto& limits = request.record.options.limits;
+      limits.any() && request.record.executor == "local") {
     const auto why =
       cgroup_unavailable_reason(CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max});
     if (!why.empty()) {
@@ -522,7 +605,7 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
           return r.fingerprint == request.record.fingerprint;
         });
       if (same != unfinished.end()) {
-        return StartResult{same->id, LaunchResult{}, true};
+        return StartResult{same->id, {same->id}, LaunchResult{}, true};
       }
     }
     if (plan.max_running) {
@@ -537,21 +620,17 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
       }
     }
   }
-  std::optional<TaskLock> lock;
-  const std::string newest = newest_task_id(dir);
-  for (int attempt = 0; attempt < 16 && !lock; ++attempt) {
-    request.record.created_at = now();
-    request.record.id = make_task_id(request.record.created_at, newest);
-    lock = TaskLock::create_owned(dir, request.record.id);
+  if (plan.array) {
+    return start_array(dir, std::move(request), *plan.array);
   }
-  if (!lock) {
-    throw Error(ExitCode::failure, "cannot allocate a task ID in " + dir.path());
-  }
+  auto [id, lock] = new_task_lock(dir, request.record.created_at, newest_task_id(dir));
+  request.record.id = id;
   StartResult result;
-  result.id = request.record.id;
+  result.id = id;
+  result.ids = {id};
   request.record.output.path = dir.file_path(output_file_name(result.id));
   result.launch =
-    executor_for(request.record.executor).launch(dir, std::move(*lock), std::move(request));
+    executor_for(request.record.executor).launch(dir, std::move(lock), std::move(request));
   return result;
 }
 
@@ -574,7 +653,10 @@ void require_launched(const StartResult& result)
 {
   if (result.launch.exit_code != 0) {
     throw Error(static_cast<ExitCode>(result.launch.exit_code),
-                "task " + result.id + " failed to start: " + result.launch.error);
+                (result.ids.size() > 1
+                   ? std::to_string(result.ids.size()) + " tasks (" + result.id + ", ...)"
+                   : "task " + result.id) +
+                  " failed to start: " + result.launch.error);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/core/launch_request.hpp>
+#include <bgtask/exec/slurm/slurm_array.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -32,6 +33,9 @@ inline constexpr std::uint64_t k_default_max_output = 64 * 1024 * 1024;
 // Adds the options of `start` to `options`.
 void add_start_options(po::options_description& options);
 
+// Adds --array (`start` only: `run` and the MCP tool start one task).
+void add_array_option(po::options_description& options);
+
 // What the options ask for, checked.
 struct StartPlan
 {
@@ -40,26 +44,32 @@ struct StartPlan
   std::vector<std::string> after;         // --after, as given (ID prefixes)
   bool dedupe = false;                    // --dedupe
   std::optional<std::size_t> max_running; // --max-running, else $BGTASK_MAX_RUNNING
+  std::optional<SlurmArraySpec> array;    // --array: one Slurm job array, a task per index
 };
 
 // Builds the plan from parsed options and the command after `--`. Throws
-// Error(usage) for anything invalid, before any file is touched.
+// Error(usage) for anything invalid, before any file is touched (--array
+// without --executor slurm, or with --dedupe, included).
 StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string> command);
 
 // The plan that starts `original` again as a new task: the same command,
 // cwd, name, executor, queue, dependencies, hook and options (timeout,
 // grace, output cap, retries, limits, Slurm options), with `env` (K=V
-// entries, checked) as its --env; $BGTASK_MAX_RUNNING applies.
+// entries, checked) as its --env; $BGTASK_MAX_RUNNING applies. An element
+// of a job array is started again as a job array of that one index, so
+// that it sees the same SLURM_ARRAY_TASK_ID.
 StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> env);
 
 struct StartResult
 {
-  std::string id;
+  std::string id;               // the task (the first one, for --array)
+  std::vector<std::string> ids; // every task started: `id`, or one per --array index, in order
   LaunchResult launch;
   bool duplicate = false; // --dedupe: `id` is an identical unfinished task; nothing was started
 };
 
-// Starts the task: resolves --after, and with --dedupe or --max-running
+// Starts the task (with --array, one per index, all in one Slurm
+// submission; their IDs sort in index order): resolves --after, and with --dedupe or --max-running
 // holds `start.lock` while it reconciles and counts the unfinished tasks
 // and until the new task's first record is durable, so concurrent starts
 // that use these options see each other. Throws Error(limit_reached) when

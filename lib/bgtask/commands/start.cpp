@@ -13,6 +13,7 @@ po::options_description start_options()
 {
   po::options_description options;
   add_start_options(options);
+  add_array_option(options);
   return options;
 }
 
@@ -23,11 +24,18 @@ int run_start(const GlobalOptions& global, const CommandArgs& args)
   const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
   const StartResult result = start_task(dir, std::move(plan));
   require_durable_record(dir, result);
-  std::cout << result.id << std::endl;
+  for (const auto& id : result.ids) {
+    std::cout << id << '\n';
+  }
+  std::cout.flush();
   if (!std::cout) {
     throw Error(ExitCode::failure,
-                "task " + result.id +
-                  " started, but its ID could not be written to standard output");
+                result.ids.size() == 1
+                  ? "task " + result.id +
+                      " started, but its ID could not be written to standard "
+                      "output"
+                  : std::to_string(result.ids.size()) + " tasks (" + result.id +
+                      ", ...) started, but their IDs could not be written to standard output");
   }
   require_launched(result);
   return 0;

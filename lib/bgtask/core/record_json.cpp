@@ -80,6 +80,8 @@ json::value slurm_to_json(const std::optional<SlurmJobRef>& slurm)
   auto& o = v.emplace_object();
   o["job_id"] = to_valid_utf8(slurm->job_id);
   o["cluster"] = optional_string(slurm->cluster);
+  o["job_name"] = optional_string(slurm->job_name);
+  o["array_index"] = slurm->array_index ? json::value(*slurm->array_index) : json::value(nullptr);
   o["pending_reason"] = optional_string(slurm->pending_reason);
   o["missing_since"] = optional_time(slurm->missing_since);
   return v;
@@ -384,6 +386,14 @@ SlurmJobRef decode_slurm(const json::object& o)
   SlurmJobRef slurm;
   slurm.job_id = get_string(require(o, "job_id"), "slurm.job_id");
   slurm.cluster = opt_string(o, "cluster");
+  slurm.job_name = opt_string(o, "job_name");
+  if (const auto* v = find(o, "array_index")) {
+    const auto index = get_uint(*v, "slurm.array_index");
+    if (index > std::numeric_limits<std::uint32_t>::max()) {
+      bad("slurm.array_index", "out of range");
+    }
+    slurm.array_index = static_cast<std::uint32_t>(index);
+  }
   slurm.pending_reason = opt_string(o, "pending_reason");
   slurm.missing_since = opt_time(o, "missing_since");
   return slurm;

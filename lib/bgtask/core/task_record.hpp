@@ -78,7 +78,7 @@ enum class WaitingFor { after, slot };
 // The batch job of a task run by the `slurm` executor (slurm_executor.hpp).
 struct SlurmJobRef
 {
-  std::string job_id;                 // as `sbatch --parsable` printed it
+  std::string job_id; // as `sbatch --parsable` printed it (`ARRAYJOB_INDEX` for an array element)
   std::optional<std::string> cluster; // ClusterName of the controller that accepted it
   // While the job is pending: Slurm's reason (`Priority`, `JobHeldUser`,
   // `PartitionDown`, `Dependency`, ...); absent once it runs.
@@ -86,6 +86,13 @@ struct SlurmJobRef
   // Since when neither the controller nor accounting has known the job; it
   // is marked lost only once that has lasted a grace period.
   std::optional<TimePoint> missing_since;
+  // The job's name, by which bgtask tells its job from another one with the
+  // same id; absent in records of earlier versions, whose jobs are named
+  // `bgtask-ID`.
+  std::optional<std::string> job_name;
+  // For an element of a job array (`start --array`): its index; job_id is
+  // then `ARRAYJOB_INDEX`.
+  std::optional<std::uint32_t> array_index;
 };
 
 // --- Lifecycle: retries, rerun, pause and resource limits -----------------

@@ -1,3 +1,4 @@
+#include <bgtask/exec/slurm/slurm_array.hpp>
 #include <bgtask/exec/slurm/slurm_client.hpp>
 #include <bgtask/util/error.hpp>
 
@@ -49,6 +50,20 @@ std::string join(const std::vector<std::string>& parts, char separator)
   return text;
 }
 
+// The ids to name in a query for `job_ids`: an array element by its array
+// job (one id for any number of elements), each once.
+std::string query_ids(const std::vector<std::string>& job_ids)
+{
+  std::vector<std::string> ids;
+  for (const auto& job_id : job_ids) {
+    std::string id(slurm_array_job(job_id));
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+      ids.push_back(std::move(id));
+    }
+  }
+  return join(ids, ',');
+}
+
 std::string slurm_local_time(TimePoint time)
 {
   const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
@@ -69,7 +84,8 @@ ClientResult run_slurm(std::vector<std::string> argv)
 
 // Keeps the jobs of `wanted`, the last line of each job id and name (a
 // requeued job has several; after a controller lost its state, one id can
-// name several jobs).
+// name several jobs), an element's own line before one for a range of
+// elements.
 std::vector<SlurmJobInfo> keep_wanted(std::vector<SlurmJobInfo> jobs,
                                       const std::set<std::string>& wanted)
 {
@@ -77,7 +93,10 @@ std::vector<SlurmJobInfo> keep_wanted(std::vector<SlurmJobInfo> jobs,
   for (auto& job : jobs) {
     if (wanted.count(job.job_id) != 0) {
       auto key = std::pair(job.job_id, job.name);
-      last[std::move(key)] = std::move(job);
+      const auto seen = last.find(key);
+      if (seen == last.end() || !job.from_range || seen->second.from_range) {
+        last.insert_or_assign(std::move(key), std::move(job));
+      }
     }
   }
   std::vector<SlurmJobInfo> kept;
@@ -95,12 +114,23 @@ Result<std::vector<SlurmJobInfo>> read_jobcomp_log(const std::string& path,
   if (!in) {
     return Failure{"cannot read " + path + ": " + std::strerror(errno)};
   }
+  std::set<std::string> arrays; // the array jobs of wanted elements
+  for (const auto& id : wanted) {
+    if (id.find('_') != std::string::npos) {
+      arrays.emplace(slurm_array_job(id));
+    }
+  }
   std::vector<SlurmJobInfo> jobs;
   std::string line;
   while (std::getline(in, line)) {
     const auto space = line.find(' ');
+    const auto array_at = line.find(" ArrayJobId=");
+    const auto array_job =
+      array_at == std::string::npos
+        ? std::string()
+        : line.substr(array_at + 12, line.find(' ', array_at + 1) - array_at - 12);
     if (!line.starts_with("JobId=") || space == std::string::npos ||
-        wanted.count(line.substr(6, space - 6)) == 0) {
+        (wanted.count(line.substr(6, space - 6)) == 0 && arrays.count(array_job) == 0)) {
       continue;
     }
     if (auto job = parse_jobcomp_line(line)) {
@@ -152,8 +182,8 @@ Result<SlurmConfig> query_slurm_config()
 
 Result<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids)
 {
-  const auto result = run_slurm(
-    {"squeue", "-h", "-t", "all", "-j", join(job_ids, ','), "-O", std::string(k_squeue_fields)});
+  const auto result = run_slurm({"squeue", "-h", "-r", "-t", "all", "-j", query_ids(job_ids), "-O",
+                                 std::string(k_squeue_fields)});
   if (result.end != ClientEnd::exited) {
     return Failure{client_message(result)};
   }
@@ -176,7 +206,7 @@ Result<AccountingRecords> query_accounting(const SlurmConfig& config,
                                         "-n",
                                         "-P",
                                         "-j",
-                                        join(job_ids, ','),
+                                        query_ids(job_ids),
                                         "-S",
                                         slurm_local_time(since - std::chrono::hours(24)),
                                         "-o",
@@ -196,13 +226,18 @@ Result<AccountingRecords> query_accounting(const SlurmConfig& config,
   if (config.jobcomp_type != "jobcomp/filetxt" || config.jobcomp_location.empty()) {
     return AccountingRecords{{}, {}};
   }
+  // `sacct -c` shows an array element under its internal job id (and
+  // complains about the log's ArrayJobId): read the log for those.
+  const bool elements = std::any_of(job_ids.begin(), job_ids.end(), [](const std::string& id) {
+    return id.find('_') != std::string::npos;
+  });
   std::vector<std::string> argv{"sacct", "-c"};
   argv.insert(argv.end(), common.begin(), common.end());
-  const auto result = run_slurm(argv);
-  if (result.end == ClientEnd::exited && result.exit_code == 0) {
+  const auto result = elements ? ClientResult{} : run_slurm(argv);
+  if (!elements && result.end == ClientEnd::exited && result.exit_code == 0) {
     return AccountingRecords{keep_wanted(parse_sacct_jobs(result.out), wanted), "the jobcomp log"};
   }
-  if (result.end == ClientEnd::timed_out) {
+  if (!elements && result.end == ClientEnd::timed_out) {
     return Failure{client_message(result)};
   }
   // `sacct -c` opens the log for writing, which only Slurm's user may: read
@@ -216,7 +251,13 @@ Result<AccountingRecords> query_accounting(const SlurmConfig& config,
 
 std::optional<std::string> cancel_slurm_job(const std::string& job_id, const std::string& job_name)
 {
-  const auto result = run_slurm({"scancel", "--name=" + job_name, job_id});
+  // An array element is cancelled by its id alone: Slurm 22.05's scancel,
+  // given a name as well, cancels every pending element of the array. The
+  // caller has just seen the element under its name.
+  auto argv = job_id.find('_') != std::string::npos
+                ? std::vector<std::string>{"scancel", job_id}
+                : std::vector<std::string>{"scancel", "--name=" + job_name, job_id};
+  const auto result = run_slurm(std::move(argv));
   if (result.end != ClientEnd::exited) {
     return client_message(result);
   }

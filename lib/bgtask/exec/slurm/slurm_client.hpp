@@ -40,10 +40,11 @@ struct SlurmConfig
 // `scontrol show config`.
 Result<SlurmConfig> query_slurm_config();
 
-// `squeue -h -t all -j ID,ID,... -O <k_squeue_fields>`: one call for any
+// `squeue -h -r -t all -j ID,ID,... -O <k_squeue_fields>`: one call for any
 // number of jobs, answering only about them (finished ones included while
-// the controller holds them). A job the controller no longer knows is
-// simply absent from the answer.
+// the controller holds them). Elements of a job array (`41_3`) are asked
+// for by their array job (`41`), once for all of them. A job the
+// controller no longer knows is simply absent from the answer.
 Result<std::vector<SlurmJobInfo>> query_controller(const std::vector<std::string>& job_ids);
 
 // Where finished jobs were found after the controller forgot them.
@@ -53,7 +54,8 @@ struct AccountingRecords
   std::string source;             // `accounting`, `the jobcomp log`, or empty: none configured
 };
 
-// Looks `job_ids` (submitted after `since`) up in accounting, in one call:
+// Looks `job_ids` (submitted after `since`; array elements by their array
+// job, as query_controller does) up in accounting, in one call:
 // `sacct --duplicates` where slurmdbd stores accounting (every job that had
 // an id, not only the newest, in case the controller reused it); else `sacct -c` where
 // jobcomp/filetxt is configured, falling back to reading its log (JobCompLoc)
@@ -64,7 +66,9 @@ Result<AccountingRecords> query_accounting(const SlurmConfig& config,
                                            TimePoint since);
 
 // `scancel --name=NAME ID`: the name makes sure a job ID reused by another
-// job is never cancelled. An unknown or finished job is not an error.
+// job is never cancelled; an array element (`41_3`), which scancel would
+// misread with a name, by its id alone. An unknown or finished job is not
+// an error.
 // Returns the problem if the request could not be delivered.
 std::optional<std::string> cancel_slurm_job(const std::string& job_id, const std::string& job_name);
 

@@ -69,26 +69,54 @@ std::string task_count(std::size_t n)
   return std::to_string(n) + (n == 1 ? " Slurm task" : " Slurm tasks");
 }
 
-// Records how sbatch ended: the job, or why there is none.
-LaunchResult record_submission(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
-                               const ClientResult& result, const std::string& cluster)
+// Creates a task's empty `ID.output`, which the job appends to.
+void create_output_file(const TaskDir& dir, const std::string& id)
 {
-  const std::string& id = record.id;
+  const auto name = output_file_name(id);
+  UniqueFd output(
+    ::openat(dir.fd(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!output) {
+    throw_system("cannot create " + dir.file_path(name), errno);
+  }
+}
+
+// Writes each task's first record as `final_state`, with `error`.
+void record_unsubmitted(const TaskDir& dir, std::vector<SlurmExecutor::NewTask>& tasks,
+                        TaskState final_state, const std::string& error)
+{
+  for (auto& task : tasks) {
+    finish_record(task.record, final_state, error);
+    create_record(dir, task.lock, task.record);
+  }
+}
+
+// Records how sbatch ended for `tasks` (one, or the elements of an array):
+// their job, or why there is none. `job_name`: the name they were submitted under.
+LaunchResult record_submission(const TaskDir& dir, std::vector<SlurmExecutor::NewTask>& tasks,
+                               const ClientResult& result, const std::string& cluster,
+                               const std::string& job_name)
+{
   const auto job = result.end == ClientEnd::exited && result.exit_code == 0
                      ? parse_sbatch_output(result.out)
                      : std::nullopt;
   if (job) {
-    record.slurm = *job;
-    if (!record.slurm->cluster) {
-      record.slurm->cluster = cluster;
-    }
-    record.state = TaskState::queued;
-    add_event(record, "submitted",
-              "Slurm job " + job->job_id + " on cluster " + *record.slurm->cluster);
     try {
-      create_record(dir, lock, record);
+      for (auto& task : tasks) {
+        auto& record = task.record;
+        record.slurm = *job;
+        record.slurm->cluster = job->cluster.value_or(cluster);
+        record.slurm->job_name = job_name;
+        if (task.array_index) {
+          record.slurm->array_index = task.array_index;
+          record.slurm->job_id += "_" + std::to_string(*task.array_index);
+        }
+        record.state = TaskState::queued;
+        add_event(record, "submitted",
+                  "Slurm job " + record.slurm->job_id + " on cluster " + *record.slurm->cluster);
+        create_record(dir, task.lock, record);
+      }
     } catch (const Error&) {
-      cancel_slurm_job(job->job_id, slurm_job_name(id));
+      cancel_slurm_job(job->job_id, job_name); // the whole array, if it is one
       throw;
     }
     return {};
@@ -97,60 +125,108 @@ LaunchResult record_submission(const TaskDir& dir, TaskLock& lock, TaskRecord& r
   if (result.end == ClientEnd::timed_out) {
     launch_result.exit_code = static_cast<int>(ExitCode::lost);
     launch_result.error =
-      result.error + "; a Slurm job named " + slurm_job_name(id) + " may have been submitted";
-    finish_record(record, TaskState::lost, launch_result.error);
+      result.error + "; a Slurm job named " + job_name + " may have been submitted";
+    record_unsubmitted(dir, tasks, TaskState::lost, launch_result.error);
   } else {
     launch_result.exit_code = static_cast<int>(ExitCode::failure);
     launch_result.error = result.end == ClientEnd::exited && result.exit_code == 0
                             ? "sbatch printed no job id: " + client_message(result)
                             : "sbatch refused the job: " + client_message(result);
-    finish_record(record, TaskState::failed, launch_result.error);
+    record_unsubmitted(dir, tasks, TaskState::failed, launch_result.error);
   }
-  create_record(dir, lock, record);
   return launch_result;
 }
 
 } // namespace
 
-// `lock` stays owned until the record is written, so cleanup leaves the
-// task's first files alone meanwhile; nothing holds it afterwards.
-LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+std::optional<std::string> SlurmExecutor::prepare(const TaskDir& dir, LaunchRequest& request,
+                                                  std::string& cluster)
 {
   TaskRecord& record = request.record;
-  const std::string script = slurm_batch_script(request, dir.path(), caller_umask());
-  const auto cluster = config();
-  if (!cluster) {
-    throw Error(ExitCode::failure, "the Slurm controller did not answer (" + cluster.error() +
+  const auto config_now = config();
+  if (!config_now) {
+    throw Error(ExitCode::failure, "the Slurm controller did not answer (" + config_now.error() +
                                      "); nothing was submitted");
   }
+  cluster = config_now->cluster;
   record.executor = "slurm";
   record.owner.reset();
   record.child.reset();
   if (!record.after.empty()) {
     auto dependencies = load_slurm_dependencies(dir, record.after);
     reconcile(dir, dependencies);
-    auto judged = judge_slurm_dependencies(dependencies, cluster->cluster);
+    auto judged = judge_slurm_dependencies(dependencies, cluster);
     if (judged.failed) {
-      finish_record(record, TaskState::failed, *judged.failed);
-      create_record(dir, lock, record);
-      return {};
+      return judged.failed;
     }
     request.slurm.after_jobs = std::move(judged.job_ids);
   }
-  const auto output_name = output_file_name(record.id);
-  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
-                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!output) {
-    throw_system("cannot create " + dir.file_path(output_name), errno);
-  }
-  output.close();
+  return std::nullopt;
+}
 
+LaunchResult SlurmExecutor::submit(const TaskDir& dir, std::vector<NewTask>& tasks,
+                                   const LaunchRequest& request, const std::string& script,
+                                   const SbatchJob& job, const std::string& cluster)
+{
+  for (const auto& task : tasks) {
+    create_output_file(dir, task.record.id);
+  }
   ClientCall call;
-  call.argv = sbatch_arguments(request, dir.file_path(output_name));
+  call.argv = sbatch_arguments(
+    request,
+    job.array ? std::string("/dev/null") : dir.file_path(output_file_name(request.record.id)), job);
   call.input = script;
   call.env_additions = request.env_additions;
   call.timeout = std::max(slurm_client_timeout(), k_min_submit_timeout);
-  return record_submission(dir, lock, record, run_client(call), cluster->cluster);
+  return record_submission(dir, tasks, run_client(call), cluster, job.job_name);
+}
+
+// `lock` stays owned until the record is written, so cleanup leaves the
+// task's first files alone meanwhile; nothing holds it afterwards.
+LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+{
+  const std::string script = slurm_batch_script(request, dir.path(), caller_umask());
+  std::string cluster;
+  const auto failed = prepare(dir, request, cluster);
+  std::vector<NewTask> tasks;
+  tasks.push_back(NewTask{std::move(lock), request.record, std::nullopt});
+  if (failed) {
+    record_unsubmitted(dir, tasks, TaskState::failed, *failed);
+    return {};
+  }
+  const SbatchJob job{slurm_job_name(request.record.id, request.record.name), std::nullopt};
+  return submit(dir, tasks, request, script, job, cluster);
+}
+
+LaunchResult SlurmExecutor::launch_array(const TaskDir& dir, std::vector<ArrayTask> elements,
+                                         LaunchRequest request, const SlurmArraySpec& spec)
+{
+  if (elements.size() != spec.indices.size() || elements.empty()) {
+    throw Error(ExitCode::failure, "internal error: an array task for each index expected");
+  }
+  std::vector<SlurmArrayElement> script_elements;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    script_elements.push_back(SlurmArrayElement{spec.indices[i], elements[i].id,
+                                                dir.file_path(output_file_name(elements[i].id))});
+  }
+  const std::string script =
+    slurm_array_script(request, script_elements, dir.path(), caller_umask());
+  std::string cluster;
+  const auto failed = prepare(dir, request, cluster);
+  std::vector<NewTask> tasks;
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    TaskRecord record = request.record;
+    record.id = elements[i].id;
+    record.output.path = script_elements[i].output_path;
+    tasks.push_back(NewTask{std::move(elements[i].lock), std::move(record), spec.indices[i]});
+  }
+  if (failed) {
+    record_unsubmitted(dir, tasks, TaskState::failed, *failed);
+    return {};
+  }
+  const SbatchJob job{slurm_array_job_name(tasks.front().record.id, request.record.name),
+                      slurm_array_argument(spec)};
+  return submit(dir, tasks, request, script, job, cluster);
 }
 
 void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)
@@ -160,7 +236,8 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
   for (const auto& record : records) {
     if (!is_final(record.state) && record.slurm) {
       jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster,
-                               record.created_at, record.slurm->missing_since});
+                               recorded_job_name(record), record.created_at,
+                               record.slurm->missing_since, record.cancel_request.has_value()});
       since = std::min(since.value_or(record.created_at), record.created_at);
     }
   }
@@ -210,7 +287,7 @@ bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
     // another job (the controller lost its state, or the record comes from
     // another cluster).
     const auto found = std::find_if(answer->begin(), answer->end(), [&](const SlurmJobInfo& job) {
-      return job.job_id == wanted.job_id && job.name == slurm_job_name(wanted.task_id);
+      return job.job_id == wanted.job_id && job.name == wanted.job_name;
     });
     if (found != answer->end()) {
       remember(wanted.task_id, slurm_outcome(*found));
@@ -256,9 +333,15 @@ bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePo
   const auto grace = slurm_lost_grace();
   for (const auto& wanted : ours) {
     const auto* found =
-      accounted_job(found_jobs, wanted.job_id, slurm_job_name(wanted.task_id), wanted.created_at);
+      accounted_job(found_jobs, wanted.job_id, wanted.job_name, wanted.created_at);
     if (found != nullptr) {
       remember(wanted.task_id, slurm_outcome(*found));
+      continue;
+    }
+    const bool element = wanted.job_id.find('_') != std::string::npos;
+    if (element && wanted.cancel_requested) {
+      // scancel of a pending element removes it without a trace.
+      remember(wanted.task_id, cancelled_before_start_outcome());
       continue;
     }
     const bool grace_over =
@@ -267,7 +350,10 @@ bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePo
              vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
                                     (accounting->source.empty()
                                        ? "no accounting is configured to ask"
-                                       : accounting->source + " has no record of it"),
+                                       : accounting->source + " has no record of it") +
+                                    (element ? " (Slurm keeps none for a pending array element "
+                                               "cancelled outside bgtask)"
+                                             : ""),
                                   grace_over));
   }
   return true;
@@ -319,7 +405,7 @@ std::optional<std::string> SlurmExecutor::cancel(const TaskDir& dir, const TaskR
       return std::nullopt; // final, removed or corrupt meanwhile
     }
   }
-  if (const auto problem = cancel_slurm_job(job_id, slurm_job_name(record.id))) {
+  if (const auto problem = cancel_slurm_job(job_id, recorded_job_name(record))) {
     throw Error(ExitCode::failure,
                 "cannot cancel Slurm job " + job_id + " of task " + record.id + ": " + *problem);
   }

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/slurm/slurm_array.hpp>
 #include <bgtask/exec/slurm/slurm_client.hpp>
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
+#include <bgtask/exec/slurm/slurm_submission.hpp>
 
 #include <chrono>
 #include <deque>
@@ -36,6 +38,31 @@ public:
   // may exist: its name is bgtask-ID).
   LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) override;
 
+  // A task about to be created as an element of a job array: its ID, and
+  // its `ID.lock`, created and owned.
+  struct ArrayTask
+  {
+    std::string id;
+    TaskLock lock;
+  };
+
+  // `start --array`: submits one job array for `spec` and records one task
+  // per element (`elements`, in the order of spec.indices), each a copy of
+  // request.record with its own ID and output file and the job id
+  // `ARRAYJOB_INDEX`. The job's script sends each element's output to its
+  // task's `ID.output` (slurm_array_script). A rejected submission (or
+  // a failed dependency) is recorded for every element, as launch does.
+  LaunchResult launch_array(const TaskDir& dir, std::vector<ArrayTask> elements,
+                            LaunchRequest request, const SlurmArraySpec& spec);
+
+  // A task whose first record is not written yet (launch, launch_array).
+  struct NewTask
+  {
+    TaskLock lock;
+    TaskRecord record;
+    std::optional<std::uint32_t> array_index;
+  };
+
   void reconcile(const TaskDir& dir, std::vector<TaskRecord>& records) override;
 
   // scancel (Slurm signals, then kills after its KillWait; `grace` does not
@@ -53,14 +80,29 @@ public:
 private:
   using Clock = std::chrono::steady_clock;
 
+  // Checks the controller answers (learning its cluster, into `cluster`),
+  // marks the record as a Slurm task and judges its --after dependencies
+  // (request.slurm.after_jobs). Returns why the task must fail without being
+  // submitted (a dependency did not succeed), if it must. Throws
+  // Error(failure) if the controller does not answer.
+  std::optional<std::string> prepare(const TaskDir& dir, LaunchRequest& request,
+                                     std::string& cluster);
+
+  // Creates the tasks' output files, runs sbatch with `script` and records
+  // the outcome for every task.
+  LaunchResult submit(const TaskDir& dir, std::vector<NewTask>& tasks, const LaunchRequest& request,
+                      const std::string& script, const SbatchJob& job, const std::string& cluster);
+
   // An unfinished task's job, as its record names it.
   struct WantedJob
   {
     std::string task_id;
     std::string job_id;
     std::optional<std::string> cluster;
+    std::string job_name; // what the task's job is called (recorded_job_name)
     TimePoint created_at;
     std::optional<TimePoint> missing_since;
+    bool cancel_requested = false;
   };
 
   // Asks the controller (then accounting, for jobs it does not hold under

@@ -1,3 +1,4 @@
+#include <bgtask/exec/slurm/slurm_array.hpp>
 #include <bgtask/exec/slurm/slurm_job.hpp>
 
 #include <algorithm>
@@ -190,7 +191,9 @@ std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text)
   std::vector<SlurmJobInfo> jobs;
   for (const auto line : split(text, '\n')) {
     const auto fields = split(line, '|');
-    if (fields.size() < 8 || !is_job_id(trim(fields[0]))) {
+    const auto elements =
+      fields.size() < 8 ? std::vector<std::string>{} : expand_array_job_ids(trim(fields[0]));
+    if (fields.size() < 8 || (!is_job_id(trim(fields[0])) && elements.empty())) {
       continue;
     }
     SlurmJobInfo job;
@@ -203,8 +206,17 @@ std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text)
     job.submit_time = std::string(trim(fields[6]));
     const auto name_at = static_cast<std::size_t>(fields[7].data() - line.data());
     job.name = std::string(line.substr(name_at));
-    if (!job.state.empty()) {
+    if (job.state.empty()) {
+      continue;
+    }
+    if (elements.empty()) {
       jobs.push_back(std::move(job));
+      continue;
+    }
+    job.from_range = true;
+    for (const auto& element : elements) {
+      job.job_id = element;
+      jobs.push_back(job);
     }
   }
   return jobs;
@@ -218,6 +230,14 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
   const auto pairs = split_key_values(line);
   SlurmJobInfo job;
   job.job_id = value_of(pairs, "JobId");
+  // An array element: `ARRAYJOB_INDEX`, as the other sources name it (an
+  // ArrayTaskId of 4294967294 means none).
+  const auto array_job = value_of(pairs, "ArrayJobId");
+  const auto array_task = value_of(pairs, "ArrayTaskId");
+  if (!array_job.empty() && parse_count(array_job) && parse_count(array_task) &&
+      array_task != "4294967294") {
+    job.job_id = array_job + "_" + array_task;
+  }
   job.name = value_of(pairs, "Name");
   job.state = first_word(value_of(pairs, "JobState"));
   job.exit_code = value_of(pairs, "ExitCode");

@@ -21,6 +21,9 @@ struct SlurmJobInfo
   std::string node_list;   // NodeList (all the job's nodes); empty or `(null)` when it never ran
   std::string time_limit;  // TimeLimit (`00:01:00`, `UNLIMITED`); empty from sacct
   std::string submit_time; // as printed, like start_time
+  // From a row naming several array elements at once (`41_[3-5]`), which a
+  // row of the element's own says more precisely.
+  bool from_range = false;
 };
 
 // Parses `scontrol show job -o` output: one `Key=Value ...` line per job.
@@ -31,8 +34,10 @@ std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text);
 
 // The columns bgtask asks `squeue -O` for, each ended by `|` (`:|`: no
 // width limit, `|` after the value); the name, which may hold `|`, last.
+// JobArrayID is the job id, or `ARRAYJOB_INDEX` for an element of an array
+// (with `squeue -r`, pending elements too, one line each).
 inline constexpr std::string_view k_squeue_fields =
-  "JobID:|,State:|,Reason:|,exit_code:|,StartTime:|,EndTime:|,NodeList:|,TimeLimit:|,"
+  "JobArrayID:|,State:|,Reason:|,exit_code:|,StartTime:|,EndTime:|,NodeList:|,TimeLimit:|,"
   "SubmitTime:|,Name:|";
 
 // Parses `squeue -h -t all -O <k_squeue_fields>` output. squeue's exit_code
@@ -50,7 +55,9 @@ inline constexpr std::string_view k_slurm_placeholder_name = "allocation";
 
 // Parses `sacct -X -n -P -o <k_sacct_fields>` output (also with `-c`): one
 // `|`-separated line per job; the job name, last, may itself contain `|`.
-// Step lines (`12.batch`) are skipped.
+// Step lines (`12.batch`) are skipped; a line for several array elements
+// (`41_[3-5]`, those cancelled before they ran) becomes one job per element,
+// marked from_range.
 std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text);
 
 // Parses one line of a jobcomp/filetxt log (`JobId=2 UserId=... Name=...

@@ -228,6 +228,9 @@ std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job)
     outcome.state = TaskState::failed;
     take_exit_status(outcome, job.exit_code);
     outcome.reason = "Slurm state " + job.state;
+    if (state == "NODE_FAIL" && !outcome.node.empty()) {
+      outcome.reason += ": a node of the job (" + outcome.node + ") failed while it ran";
+    }
   } else {
     return std::nullopt;
   }
@@ -263,6 +266,14 @@ SlurmOutcome vanished_job_outcome(std::string reason, bool grace_over)
   outcome.state = TaskState::lost;
   outcome.missing = !grace_over;
   outcome.reason = std::move(reason);
+  return outcome;
+}
+
+SlurmOutcome cancelled_before_start_outcome()
+{
+  SlurmOutcome outcome;
+  outcome.state = TaskState::cancelled;
+  outcome.reason = "cancelled in Slurm before it started";
   return outcome;
 }
 

@@ -53,6 +53,11 @@ const SlurmJobInfo* accounted_job(const std::vector<SlurmJobInfo>& jobs, const s
 // (slurm_lost_grace), else `missing` (noted as slurm.missing_since).
 SlurmOutcome vanished_job_outcome(std::string reason, bool grace_over = true);
 
+// The outcome for an array element that bgtask cancelled while it was
+// pending: Slurm then drops it from the array without any record, so the
+// cancel request is what tells. Cancelled, no signal (it never ran).
+SlurmOutcome cancelled_before_start_outcome();
+
 // Applies `outcome` to an unfinished record of Slurm job `job_id`. Returns
 // true if the record changed (a new state, with its event; a new pending
 // reason; the job missing or found again); a final record and a repeated

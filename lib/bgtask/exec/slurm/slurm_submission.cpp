@@ -90,28 +90,17 @@ std::string join_colon(const std::vector<std::string>& parts)
   return text;
 }
 
-} // namespace
-
-std::string slurm_job_name(std::string_view task_id)
+// The end of every batch script: the caller's umask, the task's working
+// directory, and the command in place of the shell.
+std::string script_tail(const LaunchRequest& request, mode_t umask)
 {
-  return "bgtask-" + std::string(task_id);
-}
-
-std::string slurm_batch_script(const LaunchRequest& request, std::string_view dir_path,
-                               mode_t umask)
-{
-  const auto& record = request.record;
   if (request.argv.empty() || request.argv.front().starts_with('-')) {
     throw_usage("a command name starting with '-' cannot be run by the slurm executor");
   }
   char umask_text[8];
   std::snprintf(umask_text, sizeof(umask_text), "%04o", static_cast<unsigned int>(umask & 07777));
-  std::string script = "#!/bin/sh\n";
-  script += "# bgtask task " + record.id + "\n";
-  script += "BGTASK_ID=" + shell_quote(record.id) + "; export BGTASK_ID\n";
-  script += "BGTASK_DIR=" + shell_quote(dir_path) + "; export BGTASK_DIR\n";
-  script += "umask " + std::string(umask_text) + "\n";
-  script += "cd " + shell_quote(record.cwd) + " || exit 127\n";
+  std::string script = "umask " + std::string(umask_text) + "\n";
+  script += "cd " + shell_quote(request.record.cwd) + " || exit 127\n";
   script += "exec";
   for (const auto& word : request.argv) {
     script += ' ' + shell_quote(word);
@@ -120,8 +109,79 @@ std::string slurm_batch_script(const LaunchRequest& request, std::string_view di
   return script;
 }
 
+} // namespace
+
+std::string slurm_name_part(std::string_view name)
+{
+  std::string part;
+  for (const char c : name.substr(0, k_max_name_part)) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' ||
+                      c == '+' || c == '-';
+    part += safe && static_cast<unsigned char>(c) < 0x80 ? c : '_';
+  }
+  return part;
+}
+
+std::string slurm_job_name(std::string_view task_id, const std::optional<std::string>& name)
+{
+  const std::string own = "bgtask-" + std::string(task_id);
+  return name && !name->empty() ? slurm_name_part(*name) + "-" + own : own;
+}
+
+std::string slurm_array_job_name(std::string_view first_id, const std::optional<std::string>& name)
+{
+  return slurm_job_name("array-" + std::string(first_id), name);
+}
+
+std::string recorded_job_name(const TaskRecord& record)
+{
+  if (record.slurm && record.slurm->job_name) {
+    return *record.slurm->job_name;
+  }
+  return "bgtask-" + record.id;
+}
+
+std::string slurm_memory(std::uint64_t bytes)
+{
+  constexpr std::uint64_t mib = 1024 * 1024;
+  return std::to_string(bytes / mib + (bytes % mib != 0 ? 1 : 0)) + "M";
+}
+
+std::string slurm_batch_script(const LaunchRequest& request, std::string_view dir_path,
+                               mode_t umask)
+{
+  const auto& record = request.record;
+  std::string tail = script_tail(request, umask);
+  std::string script = "#!/bin/sh\n";
+  script += "# bgtask task " + record.id + "\n";
+  script += "BGTASK_ID=" + shell_quote(record.id) + "; export BGTASK_ID\n";
+  script += "BGTASK_DIR=" + shell_quote(dir_path) + "; export BGTASK_DIR\n";
+  return script + tail;
+}
+
+std::string slurm_array_script(const LaunchRequest& request,
+                               const std::vector<SlurmArrayElement>& elements,
+                               std::string_view dir_path, mode_t umask)
+{
+  std::string tail = script_tail(request, umask);
+  std::string script = "#!/bin/sh\n";
+  script += "# bgtask job array of " + std::to_string(elements.size()) + " tasks\n";
+  script += "case \"$SLURM_ARRAY_TASK_ID\" in\n";
+  for (const auto& element : elements) {
+    script += std::to_string(element.index) + ") BGTASK_ID=" + shell_quote(element.task_id) +
+              " out=" + shell_quote(element.output_path) + " ;;\n";
+  }
+  script += "*) echo \"bgtask: array index $SLURM_ARRAY_TASK_ID has no task\" >&2; exit 127 ;;\n";
+  script += "esac\n";
+  script += "exec >>\"$out\" 2>&1 || exit 127\n";
+  script += "unset out\n";
+  script += "BGTASK_ARRAY_INDEX=$SLURM_ARRAY_TASK_ID; export BGTASK_ID BGTASK_ARRAY_INDEX\n";
+  script += "BGTASK_DIR=" + shell_quote(dir_path) + "; export BGTASK_DIR\n";
+  return script + tail;
+}
+
 std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
-                                          std::string_view output_path)
+                                          std::string_view output_path, const SbatchJob& job)
 {
   const auto& record = request.record;
   const std::string output = slurm_file_pattern(output_path);
@@ -134,6 +194,9 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   if (request.slurm.partition) {
     args.push_back("--partition=" + *request.slurm.partition);
   }
+  if (const auto memory = record.options.limits.memory_max) {
+    args.push_back("--mem=" + slurm_memory(*memory));
+  }
   for (const auto& arg : request.slurm.args) {
     args.push_back(long_name_of(arg) == "export" && arg.find('=') != std::string::npos
                      ? export_with_names(arg, record.env_names)
@@ -143,7 +206,11 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
     args.push_back("--dependency=afterok:" + join_colon(request.slurm.after_jobs));
     args.push_back("--kill-on-invalid-dep=yes");
   }
-  args.push_back("--job-name=" + slurm_job_name(record.id));
+  if (job.array) {
+    args.push_back("--array=" + *job.array);
+  }
+  args.push_back("--job-name=" +
+                 (job.job_name.empty() ? slurm_job_name(record.id, record.name) : job.job_name));
   args.push_back("--parsable");
   args.push_back("--output=" + output);
   args.push_back("--error=" + output);
@@ -184,6 +251,12 @@ void check_slurm_args(const std::vector<std::string>& args, const SlurmArgContex
         (names_option(arg, "dependency", 'd') || names_option(arg, "kill-on-invalid-dep", 0))) {
       throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) +
                   "': with --after, bgtask sets --dependency and --kill-on-invalid-dep itself");
+    }
+    if (context.has_memory_max &&
+        (names_option(arg, "mem", 0) || names_option(arg, "mem-per-cpu", 0) ||
+         names_option(arg, "mem-per-gpu", 0))) {
+      throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) +
+                  "': with --memory-max, bgtask sets --mem itself");
     }
     const auto equals = arg.find('=');
     if (context.has_env && long_name_of(arg) == "export" && equals != std::string::npos) {

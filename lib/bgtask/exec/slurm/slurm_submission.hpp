@@ -2,6 +2,7 @@
 
 #include <bgtask/core/launch_request.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,9 +11,26 @@
 
 namespace bgtask {
 
-// The job name of a task's job (`bgtask-ID`). bgtask recognises its jobs by
-// it in the controller's and accounting's answers, so it cannot be changed.
-std::string slurm_job_name(std::string_view task_id);
+// The job name of a task's job: `bgtask-ID`, or for a task with a --name,
+// that name made fit for Slurm (slurm_name_part) and `-bgtask-ID`
+// (`train-bgtask-0h2kq1m8x3fa`), so that squeue shows both. bgtask
+// recognises its jobs by their name in the controller's and accounting's
+// answers: the record keeps it (slurm.job_name).
+std::string slurm_job_name(std::string_view task_id, const std::optional<std::string>& name);
+
+// The job name of a job array (`start --array`) whose first element is task
+// `first_id`: `bgtask-array-FIRSTID`, after the --name as above.
+std::string slurm_array_job_name(std::string_view first_id, const std::optional<std::string>& name);
+
+// `name` as a part of a job name: its bytes other than ASCII letters,
+// digits and `._+-` become `_` (no spaces, commas, `|` or newlines, which
+// Slurm's clients would split on), cut to k_max_name_part bytes.
+inline constexpr std::size_t k_max_name_part = 64;
+std::string slurm_name_part(std::string_view name);
+
+// The name of the job a record names: slurm.job_name, else `bgtask-ID` (as
+// earlier versions named every job).
+std::string recorded_job_name(const TaskRecord& record);
 
 // The batch script a task's job runs: exports BGTASK_ID and BGTASK_DIR, sets
 // the caller's umask, changes to the task's directory (exit 127 if it cannot)
@@ -23,15 +41,44 @@ std::string slurm_job_name(std::string_view task_id);
 std::string slurm_batch_script(const LaunchRequest& request, std::string_view dir_path,
                                mode_t umask);
 
+// What one submission is, beyond the request.
+struct SbatchJob
+{
+  std::string job_name;             // empty: slurm_job_name of the request's record
+  std::optional<std::string> array; // --array=SPEC, for `start --array`
+};
+
+// One element of a job array: its index, its task and that task's output file.
+struct SlurmArrayElement
+{
+  std::uint32_t index = 0;
+  std::string task_id;
+  std::string output_path; // absolute
+};
+
+// The batch script of a job array (`start --array`): picks the element's
+// task by $SLURM_ARRAY_TASK_ID (an index without one exits 127), exports
+// its BGTASK_ID and BGTASK_ARRAY_INDEX, appends everything it prints to
+// that task's output file (sbatch's own --output is /dev/null, since an
+// output pattern cannot name task IDs), then goes on as
+// slurm_batch_script does. Throws as slurm_batch_script does.
+std::string slurm_array_script(const LaunchRequest& request,
+                               const std::vector<SlurmArrayElement>& elements,
+                               std::string_view dir_path, mode_t umask);
+
 // sbatch's arguments for a task whose output goes to `output_path` (absolute):
-// --export=ALL, --chdir, --time, --partition, then --slurm-arg values
-// verbatim (an --export=LIST gets the names of --env added, so that their
-// values still reach the job), then what bgtask depends on
-// (--dependency=afterok:JOBS and --kill-on-invalid-dep=yes for --after,
+// --export=ALL, --chdir, --time, --partition, --mem for --memory-max (in
+// whole MiB, rounded up), then --slurm-arg values verbatim (an
+// --export=LIST gets the names of --env added, so that their values still
+// reach the job), then what bgtask depends on (--array,
+// --dependency=afterok:JOBS and --kill-on-invalid-dep=yes for --after,
 // --job-name, --parsable, --output, --error, --open-mode=append). The
 // script is read from stdin.
 std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
-                                          std::string_view output_path);
+                                          std::string_view output_path, const SbatchJob& job = {});
+
+// sbatch's --mem value for --memory-max `bytes`: whole MiB, rounded up (`512M`).
+std::string slurm_memory(std::uint64_t bytes);
 
 // True if sbatch would read `arg` as option --`long_name` (or its short
 // form): the full name, any prefix of it (sbatch accepts every unambiguous
@@ -42,14 +89,16 @@ bool names_option(std::string_view arg, std::string_view long_name, char short_n
 // What else the task asks for, for check_slurm_args.
 struct SlurmArgContext
 {
-  bool has_after = false; // --after: bgtask sets --dependency
-  bool has_env = false;   // --env: its values must reach the job
+  bool has_after = false;      // --after: bgtask sets --dependency
+  bool has_env = false;        // --env: its values must reach the job
+  bool has_memory_max = false; // --memory-max: bgtask sets --mem
 };
 
 // Throws Error(usage) for a --slurm-arg that would take the job out of
 // bgtask's hands: --output, --error, --open-mode, --job-name, --parsable,
 // --array, --wait, --wrap, --clusters (and their short forms and
-// prefixes); --dependency and --kill-on-invalid-dep with --after; and
+// prefixes); --dependency and --kill-on-invalid-dep with --after;
+// --mem, --mem-per-cpu and --mem-per-gpu with --memory-max; and
 // --export=NONE with --env (its values could not reach the job).
 void check_slurm_args(const std::vector<std::string>& args, const SlurmArgContext& context);
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The slurm executor's job arrays, job names, --memory-max and a node that
+# dies, on two nodes with real accounting (scripts/slurm-up --accounting
+# --nodes 2, MinJobAge=2, so finished elements are looked up in sacct):
+# `start --array` makes one job array and a task per element, spread over
+# both nodes, each with its own outcome and output; cancelling one element
+# (pending, running) and the whole array (--name); squeue shows a task's
+# --name next to its ID; --memory-max becomes sbatch --mem; a job whose
+# node is killed ends failed (NODE_FAIL), or queued again where Slurm may
+# requeue it.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_lib.sh"
+slurm_cluster 2 --accounting --nodes 2
+cd "$WORK"
+
+# states IDS...: each task's state (exit code or signal), one line each.
+states() {
+  local id
+  for id in "$@"; do
+    bg status --json "$id" | jq -r '.[0] | .state + " " + ((.exit_code // .signal // "-") | tostring)'
+  done
+}
+# until_all STATE SECONDS IDS...: waits until every task is in STATE.
+until_all() {
+  local state=$1 deadline=$((SECONDS + $2)) seen
+  shift 2
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    seen=$(states "$@" | awk '{ print $1 }' | sort | uniq -c | paste -sd' ')
+    [ "$seen" = "$(printf '%7d %s' $# "$state")" ] && return 0
+    sleep 0.5
+  done
+  fail "not all of $* reached $state: $seen"
+}
+
+echo "-- refused: --array without slurm, --memory-max with --mem"
+rc=0
+err=$(bg start --array 1-3 -- true 2>&1) || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--array needs --executor slurm" <<<"$err" || fail "local --array: rc $rc: $err"
+rc=0
+err=$(bg start --executor slurm --memory-max 1G --slurm-arg=--mem=2G -- true 2>&1) || rc=$?
+[ "$rc" -eq 2 ] && grep -q "bgtask sets --mem itself" <<<"$err" || fail "--memory-max with --mem: rc $rc: $err"
+[ -z "$(ls "$D")" ] || fail "a refused start left files: $(ls "$D")"
+
+echo "-- an array: one job, a task per element over both nodes, each its own outcome"
+ids=$(bg start --executor slurm --array 1-6 --name sweep -- sh -c \
+  'echo "index $BGTASK_ARRAY_INDEX $SLURM_ARRAY_TASK_ID $BGTASK_ID on $SLURMD_NODENAME"; sleep 1
+   [ "$BGTASK_ARRAY_INDEX" != 4 ] || exit 3')
+mapfile -t sweep <<<"$ids"
+[ "${#sweep[@]}" -eq 6 ] || fail "start printed ${#sweep[@]} IDs: $ids"
+[ "$(printf '%s\n' "${sweep[@]}" | sort)" = "$ids" ] || fail "IDs not in index order: $ids"
+array=$(slurm_job "${sweep[0]}")
+array=${array%_1}
+for i in 1 2 3 4 5 6; do
+  id=${sweep[$((i - 1))]}
+  [ "$(slurm_job "$id")" = "${array}_$i" ] || fail "element $i has job $(slurm_job "$id"), not ${array}_$i"
+  [ "$(field "$id" .slurm.array_index)" = "$i" ] || fail "element $i: array_index $(field "$id" .slurm.array_index)"
+  [ "$(field "$id" .slurm.job_name)" = "sweep-bgtask-array-${sweep[0]}" ] ||
+    fail "element $i: job name $(field "$id" .slurm.job_name)"
+done
+rc=0
+bg wait --name sweep >/dev/null || rc=$?
+[ "$rc" -ne 0 ] || fail "wait on the array exited 0 with a failed element"
+[ "$(states "${sweep[@]}" | paste -sd,)" = \
+  "succeeded 0,succeeded 0,succeeded 0,failed 3,succeeded 0,succeeded 0" ] ||
+  fail "element outcomes: $(states "${sweep[@]}" | paste -sd,)"
+nodes=""
+for i in 1 2 3 4 5 6; do
+  id=${sweep[$((i - 1))]}
+  line=$(cat "$D/$id.output")
+  [[ "$line" =~ ^"index $i $i $id on "(n[12])$ ]] || fail "element $i printed: $line"
+  nodes+="${BASH_REMATCH[1]}"$'\n'
+done
+[ "$(printf "%s" "$nodes" | sort -u | paste -sd,)" = "n1,n2" ] || fail "elements ran only on: $nodes"
+# One submission: the controller took one batch job (the array) for all six.
+[ "$(grep -c _slurm_rpc_submit_batch_job "$CLUSTER/log/slurmctld.log")" -eq 1 ] ||
+  fail "submissions: $(grep _slurm_rpc_submit_batch_job "$CLUSTER/log/slurmctld.log")"
+
+echo "-- names: squeue shows the --name next to the bgtask ID"
+named=$(bg start --executor slurm --name 'train run,v2' -- sleep 300)
+until_task "$named" running
+squeue_line=$(squeue --me -h -O JobID:20,Name:100 | grep -E "^$(slurm_job "$named") ")
+[ "$(awk '{ print $2 }' <<<"$squeue_line")" = "train_run_v2-bgtask-$named" ] ||
+  fail "squeue -O Name: $squeue_line"
+# squeue's default NAME column is 8 characters: the name comes first.
+[ "$(squeue --me | awk -v j="$(slurm_job "$named")" '$1 == j { print $3 }')" = train_ru ] ||
+  fail "squeue --me: $(squeue --me)"
+
+echo "-- cancel a pending and a running element, then the whole array by its name"
+ids=$(bg start --executor slurm --array 1-4 --name held -- sleep 300)
+mapfile -t held <<<"$ids"
+held_array=$(slurm_job "${held[0]}")
+held_array=${held_array%_1}
+# One node runs `named`: one element runs, the others wait.
+until_task "${held[0]}" running
+until_job "$(slurm_job "${held[2]}")" PENDING
+[ "$(bg cancel "${held[2]}")" = "${held[2]} cancelled" ] || fail "cancel of a pending element"
+[ "$(states "${held[2]}")" = "cancelled -" ] || fail "pending element: $(states "${held[2]}")"
+[ "$(states "${held[0]}" "${held[1]}" "${held[3]}" | awk '{ print $1 }' | paste -sd,)" = \
+  "running,queued,queued" ] || fail "the other elements: $(states "${held[@]}" | paste -sd,)"
+[ "$(squeue -h -r -j "$held_array" -O State:20 | grep -c PENDING)" -eq 2 ] ||
+  fail "cancelling one pending element touched the others: $(squeue -h -r -t all -j "$held_array")"
+[ "$(bg cancel "${held[0]}")" = "${held[0]} cancelled" ] || fail "cancel of a running element"
+[ "$(states "${held[0]}")" = "cancelled 15" ] || fail "running element: $(states "${held[0]}")"
+bg cancel --name held >/dev/null
+[ "$(states "${held[@]}" | awk '{ print $1 }' | sort -u)" = cancelled ] ||
+  fail "after cancelling the array: $(states "${held[@]}" | paste -sd,)"
+[ "$(squeue -h -r -j "$held_array" -O State:20 | grep -cE 'PENDING|RUNNING')" -eq 0 ] ||
+  fail "the array still has live elements: $(squeue -h -r -t all -j "$held_array")"
+bg cancel "$named" >/dev/null
+
+echo "-- --memory-max becomes sbatch --mem"
+mem=$(bg start --executor slurm --memory-max 100M -- sleep 2)
+grep -q 'MinMemoryNode=100M' <<<"$(scontrol show job -o "$(slurm_job "$mem")")" ||
+  fail "no --mem=100M: $(scontrol show job -o "$(slurm_job "$mem")")"
+[ "$(field "$mem" .options.limits.memory_max)" = 104857600 ] || fail "limit not recorded"
+rc=0
+big=$(bg start --executor slurm --memory-max 100G -- true 2>"$WORK/err") || rc=$?
+[ "$rc" -eq 1 ] && [ "$(field "$big" .state)" = failed ] && grep -q "Memory specification" "$WORK/err" ||
+  fail "--memory-max 100G: rc $rc, $(cat "$WORK/err")"
+bg wait "$mem" >/dev/null || fail "the --memory-max task failed: $(states "$mem")"
+
+echo "-- nodes killed during tasks: failed (NODE_FAIL), or queued again where Slurm may requeue"
+victim=$(bg start --executor slurm --slurm-arg=--nodelist=n2 --slurm-arg=--no-requeue -- sleep 300)
+again=$(bg start --executor slurm --slurm-arg=--nodelist=n1 --slurm-arg=--requeue -- sleep 300)
+until_task "$victim" running
+until_task "$again" running
+# Both nodes die: their slurmd are killed, and the controller declares them
+# down (as it would after SlurmdTimeout).
+for node in n1 n2; do
+  kill -KILL "$(daemon_pid "slurmd-$node")"
+  scontrol update nodename="$node" state=down reason="killed by the test"
+done
+until_task "$victim" failed 60
+grep -q "NODE_FAIL: a node of the job (n2) failed" <<<"$(field "$victim" .error)" ||
+  fail "victim's reason: $(field "$victim" .error)"
+[ "$(field "$victim" .exit_code)" = null ] || fail "a node failure recorded an exit code"
+rc=0
+bg wait "$victim" >/dev/null || rc=$?
+[ "$rc" -eq 1 ] || fail "wait on the node failure exited $rc"
+# Requeued by Slurm: pending again (it holds requeued jobs back for a while), not running.
+until_task "$again" queued 60
+[ "$(bg status --json "$again" | jq -r '[.[0].events[].kind] | index("requeued") != null')" = true ] ||
+  fail "no requeued event: $(bg status --json "$again" | jq -c '.[0].events')"
+bg cancel "$again" >/dev/null
+echo "OK"
