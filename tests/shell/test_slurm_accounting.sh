@@ -5,7 +5,8 @@
 # ends while slurmdbd is down, or while MariaDB is down, gets its real
 # outcome once they are back instead of `lost`; after the controller's
 # state is wiped and its job ids are reused by other jobs, the tasks' own
-# jobs are still found (`sacct --duplicates`, by name); tasks spread over
+# jobs (finished, running and pending then) are still found (`sacct
+# --duplicates`, by name); tasks spread over
 # both nodes. One cluster for all cases; about 2 minutes, most of it
 # waiting for the controller's purge.
 source "$(dirname "$0")/lib.sh"
@@ -97,14 +98,23 @@ done
 until_outcome "$during_db" "failed 6 -" 120
 
 echo "-- job ids reused after the controller's state is wiped"
+running=$(bg start --executor slurm -- sleep 300)
+pending=$(bg start --executor slurm --slurm-arg=--hold -- true)
 finished=$(bg start --executor slurm -c 'exit 9')
+until_task "$running" running 60
 until_ended "$(slurm_job "$finished")"
 reused_id=$(slurm_job "$finished")
-# As at a site: accounting has the job's record before the controller's state goes.
+# As at a site: accounting has the jobs' records before the controller's state goes.
+# accounted TASK: the job's row in accounting, by the task's job name.
+accounted() {
+  sacct -n -X -P -D -j "$(slurm_job "$1")" -o JobName,State,ExitCode 2>/dev/null | grep "^bgtask-$1|" || true
+}
 deadline=$((SECONDS + 60))
-until [ "$(sacct -n -X -P -D -j "$reused_id" -o JobName,State,ExitCode 2>/dev/null)" = \
-  "bgtask-$finished|FAILED|9:0" ]; do
-  [ "$SECONDS" -lt "$deadline" ] || fail "accounting never recorded job $reused_id: $(sacct -D -X -j "$reused_id")"
+until [ "$(accounted "$finished")" = "bgtask-$finished|FAILED|9:0" ] &&
+  [ "$(accounted "$running")" = "bgtask-$running|RUNNING|0:0" ] &&
+  [ "$(accounted "$pending")" = "bgtask-$pending|PENDING|0:0" ]; do
+  [ "$SECONDS" -lt "$deadline" ] ||
+    fail "accounting never recorded the jobs: $(sacct -D -X -j "$(slurm_job "$running"),$(slurm_job "$pending"),$reused_id")"
   sleep 0.5
 done
 stop_daemon slurmctld
@@ -115,7 +125,7 @@ while [ "$(timeout 5 sinfo -h -N -o %T 2>/dev/null | grep -cx idle)" -ne 2 ]; do
   [ "$SECONDS" -lt "$deadline" ] || fail "the nodes did not come back after the wipe: $(sinfo -N)"
   sleep 0.5
 done
-# Other jobs take the ids again, from 1, up to the task's.
+# Other jobs take the ids again, from 1, up to the tasks'.
 newest=0
 while [ "$newest" -lt "$reused_id" ]; do
   newest=$(sbatch --parsable -J someone-else -o /dev/null <<<$'#!/bin/sh\ntrue')
@@ -123,4 +133,8 @@ done
 [ "$newest" -eq "$reused_id" ] || fail "job id $reused_id was not reused (got $newest)"
 until_ended "$reused_id"
 until_outcome "$finished" "failed 9 -" 60
+# The controller that lost them tells accounting that the running and the
+# pending job were cancelled: their tasks say so, not lost.
+until_outcome "$running" "cancelled - 15" 60
+until_outcome "$pending" "cancelled - -" 60
 echo "PASS"
