@@ -64,10 +64,15 @@ cleanup_work() {
   # (a passing test fails if one violates the schema), then remove the work
   # directory unless the test failed (kept for inspection).
   kill_leftovers
-  local invalid=no
-  if [ "$rc" -eq 0 ] && ! check_records; then
-    echo "FAIL: $TEST_NAME left records that violate docs/record.schema.json" >&2
-    rc=1 invalid=yes
+  local invalid=no checked=0
+  if [ "$rc" -eq 0 ]; then
+    check_records || checked=$?
+    case $checked in
+    0) ;;
+    1) echo "FAIL: $TEST_NAME left records that violate docs/record.schema.json" >&2 ;;
+    *) echo "FAIL: $TEST_NAME: its records could not be checked (exit $checked)" >&2 ;;
+    esac
+    [ "$checked" -eq 0 ] || rc=1 invalid=yes
   fi
   if [ "$rc" -eq 0 ] || [ "$rc" -eq 125 ]; then
     rm -rf "$WORK"
