@@ -97,6 +97,28 @@ TEST(JudgeRecord, KeepsARecordWhoseSupervisorIsAlive)
   EXPECT_EQ(judge_record(running_record(), observed(true, false)), Verdict::keep);
 }
 
+TEST(JudgeRecord, NeverJudgesByPidsOfAnotherPidNamespace)
+{
+  // The supervisor's lock is free, but the command's pids cannot be seen
+  // from here: neither lost nor unsupervised.
+  for (const bool command : {false, true}) {
+    Liveness liveness = observed(false, command);
+    liveness.pids_visible = false;
+    EXPECT_EQ(judge_record(running_record(), liveness), Verdict::cannot_judge);
+  }
+  // A supervisor known alive by its lock is alive from anywhere.
+  Liveness alive = observed(true, false);
+  alive.pids_visible = false;
+  EXPECT_EQ(judge_record(running_record(), alive), Verdict::keep);
+  // cannot_judge changes nothing.
+  TaskRecord record = running_record();
+  const TaskRecord before = record;
+  apply_verdict(record, Verdict::cannot_judge);
+  EXPECT_EQ(record.state, before.state);
+  EXPECT_EQ(record.unsupervised, before.unsupervised);
+  EXPECT_EQ(record.events.size(), before.events.size());
+}
+
 TEST(JudgeRecord, MarksARunningCommandWithoutSupervisorUnsupervised)
 {
   EXPECT_EQ(judge_record(running_record(), observed(false, true)), Verdict::unsupervised);

@@ -1,4 +1,5 @@
 #include <bgtask/exec/local/command_launch.hpp>
+#include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/proc/environment.hpp>
 #include <bgtask/util/error.hpp>
 
@@ -58,8 +59,12 @@ void write_fully(int fd, const void* data, std::size_t size)
   if (::chdir(image.cwd.c_str()) != 0) {
     fail(ExecStage::chdir);
   }
-  ::dup2(image.output_fd, 1);
-  ::dup2(image.output_fd, 2);
+  const int output =
+    image.held_output_dir >= 0
+      ? open_held_output(image.held_output_dir, image.held_output_name.c_str(), image.output_fd)
+      : image.output_fd;
+  ::dup2(output, 1);
+  ::dup2(output, 2);
   ::umask(image.caller_umask);
   close_descriptors_except({error_fd});
   // execvp looks the program up in `environ`'s PATH: make that the task's.

@@ -25,6 +25,10 @@ struct CommandImage
   std::string cwd;
   int output_fd;
   mode_t caller_umask;
+  // Where set, the command opens its own locked description of this file of
+  // the task directory (output_holders.hpp) instead of using output_fd.
+  int held_output_dir = -1;
+  std::string held_output_name;
 };
 
 // A forked command that has not been released yet: it waits for "go" on a

@@ -1,30 +1,31 @@
 #include <bgtask/exec/local/output_holders.hpp>
-#include <bgtask/store/task_dir.hpp>
-#include <bgtask/store/task_files.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace bgtask {
 
-UniqueFd open_held_output(const TaskDir& dir, std::string_view id, int output)
+int open_held_output(int dir_fd, const char* name, int output)
 {
-  UniqueFd fd(
-    ::openat(dir.fd(), output_file_name(id).c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+  const int fd = ::openat(dir_fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    return output;
+  }
   struct stat own
   {
   };
   struct stat opened
   {
   };
-  if (fd && ::fstat(fd.get(), &opened) == 0 && ::fstat(output, &own) == 0 &&
-      opened.st_dev == own.st_dev && opened.st_ino == own.st_ino &&
-      ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
+  if (::fstat(fd, &opened) == 0 && ::fstat(output, &own) == 0 && opened.st_dev == own.st_dev &&
+      opened.st_ino == own.st_ino && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
     return fd;
   }
-  return UniqueFd(::fcntl(output, F_DUPFD_CLOEXEC, 3));
+  ::close(fd);
+  return output;
 }
 
 bool output_held_elsewhere(int output)

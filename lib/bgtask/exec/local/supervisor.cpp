@@ -563,15 +563,15 @@ public:
   }
 
 private:
-  // The descriptor this attempt's stdout and stderr go to: the writing end
-  // of a pipe of its own where the output is captured (its end of file
-  // says that no process holds it any more), else a description of
-  // ID.output of its own (output_holders.hpp). The supervisor closes its
-  // copy once the command is forked.
+  // Where this attempt's stdout and stderr go, where the output is captured:
+  // the writing end of a pipe of its own (its end of file says that no
+  // process holds it any more); the supervisor closes it once the command
+  // is forked. Else invalid: the command opens its own description of
+  // ID.output (output_holders.hpp).
   UniqueFd attempt_output()
   {
     if (!m_pipe_capture) {
-      return open_held_output(m_dir, m_plan.request.record.id, m_plan.output.get());
+      return UniqueFd();
     }
     if (m_number > 1) {
       UniqueFd read_end;
@@ -677,19 +677,23 @@ private:
   {
     // argv and environment are built before the fork.
     UniqueFd output = attempt_output();
-    if (!output) {
+    if (m_pipe_capture && !output) {
       fail_before_running(
         "cannot set up the command's output: " + std::string(std::strerror(errno)), 1);
     }
-    const CommandImage image(m_plan.request, m_dir.path(), m_number, output.get(),
-                             m_plan.caller_umask);
+    CommandImage image(m_plan.request, m_dir.path(), m_number,
+                       output ? output.get() : m_plan.output.get(), m_plan.caller_umask);
+    if (!m_pipe_capture) {
+      image.held_output_dir = m_dir.fd();
+      image.held_output_name = output_file_name(m_plan.request.record.id);
+    }
     std::optional<PendingCommand> command;
     try {
       command.emplace(image);
     } catch (const Error& e) {
       fail_before_running(std::string("cannot start the command: ") + e.what(), 1);
     }
-    output.close(); // the command, and whatever it starts, hold it now
+    output.close(); // the command, and whatever it starts, hold the pipe now
     if (m_plan.cgroup) {
       std::string error;
       if (!m_plan.cgroup->add_process(command->pid(), error)) {

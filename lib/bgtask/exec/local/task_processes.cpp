@@ -7,6 +7,7 @@
 #include <bgtask/util/error.hpp>
 
 #include <climits>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -33,6 +34,12 @@ std::optional<std::pair<std::string, std::string>> lock_file_task(const std::str
 bool record_names_owner(const std::string& dir_path, const std::string& id, int pid,
                         std::uint64_t start_time)
 {
+  struct stat st
+  {
+  };
+  if (::lstat(dir_path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return false; // and TaskDir::open must not create it
+  }
   try {
     const TaskDir dir = TaskDir::open(dir_path);
     const auto loaded = load_record(dir, id);
