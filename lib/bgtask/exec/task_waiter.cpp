@@ -59,6 +59,7 @@ std::vector<TaskRecord> load_current_records(const TaskDir& dir,
                                              const std::vector<std::string>& ids)
 {
   std::vector<TaskRecord> records;
+  records.reserve(ids.size());
   for (const auto& id : ids) {
     records.push_back(load_existing_record(dir, id));
   }

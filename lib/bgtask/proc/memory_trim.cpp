@@ -76,7 +76,8 @@ void release_unused_memory()
     }
     if (std::strtoull(std::string(line.substr(10)).c_str(), nullptr, 10) == 0 &&
         mapping.end > mapping.start) {
-      void* start = reinterpret_cast<void*>(mapping.start);
+      // An address read from /proc/self/smaps: the cast is the point.
+      void* start = reinterpret_cast<void*>(mapping.start); // NOLINT(performance-no-int-to-ptr)
       ::madvise(start, mapping.end - mapping.start, MADV_DONTNEED);
       // Fault back single pages, not the 64 KiB around each one.
       ::madvise(start, mapping.end - mapping.start, MADV_RANDOM);

@@ -26,7 +26,11 @@ RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view 
     result.reason = std::move(loaded.reason);
     return result;
   }
-  result.record = loaded.status == LoadStatus::ok ? std::move(loaded.record) : *replacement;
+  if (loaded.status == LoadStatus::ok) {
+    result.record = std::move(loaded.record);
+  } else {
+    result.record = *replacement;
+  }
   if (change(result.record) == Change::keep) {
     result.status = UpdateStatus::kept;
     return result;

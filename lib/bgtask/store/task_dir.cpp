@@ -69,7 +69,7 @@ std::string checked_env_dir(const std::string& dir)
 // ~/.local/state/bgtask, if HOME names an existing directory.
 std::string home_default(const std::string& home)
 {
-  const std::string path = normalized_absolute(home + "/.local/state/bgtask");
+  std::string path = normalized_absolute(home + "/.local/state/bgtask");
   struct stat st
   {
   };
