@@ -235,6 +235,7 @@ std::vector<CompletionCandidate> name_candidates(const std::optional<std::string
     }
   }
   std::vector<CompletionCandidate> candidates;
+  candidates.reserve(names.size());
   for (const auto& name : names) {
     candidates.push_back({name, "task name"});
   }
@@ -258,6 +259,7 @@ std::vector<CompletionCandidate> queue_candidates(const std::optional<std::strin
     }
   }
   std::vector<CompletionCandidate> candidates;
+  candidates.reserve(queues.size());
   for (const auto& queue : queues) {
     candidates.push_back({queue, "queue"});
   }
@@ -301,6 +303,7 @@ Completion fixed_values(const std::array<std::string_view, N>& values, std::stri
                         std::string_view typed, const std::string& prefix)
 {
   std::vector<CompletionCandidate> candidates;
+  candidates.reserve(values.size());
   for (const auto value : values) {
     candidates.push_back({prefix + std::string(value), std::string(description)});
   }

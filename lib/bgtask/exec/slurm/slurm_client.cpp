@@ -100,6 +100,7 @@ std::vector<SlurmJobInfo> keep_wanted(std::vector<SlurmJobInfo> jobs,
     }
   }
   std::vector<SlurmJobInfo> kept;
+  kept.reserve(last.size());
   for (auto& [id, job] : last) {
     kept.push_back(std::move(job));
   }
