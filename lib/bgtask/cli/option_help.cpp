@@ -91,7 +91,7 @@ std::string wrapped(const std::string& text, std::size_t indent)
 
 std::string value_placeholder(const po::option_description& option)
 {
-  const std::string given = option.semantic()->name();
+  std::string given = option.semantic()->name();
   if (!given.empty() && given != "arg") {
     return given;
   }
