@@ -629,8 +629,8 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
   result.id = id;
   result.ids = {id};
   request.record.output.path = dir.file_path(output_file_name(result.id));
-  result.launch =
-    executor_for(request.record.executor).launch(dir, std::move(lock), std::move(request));
+  Executor& executor = executor_for(request.record.executor);
+  result.launch = executor.launch(dir, std::move(lock), std::move(request));
   return result;
 }
 

@@ -142,6 +142,7 @@ int run_queue(const GlobalOptions& global, const CommandArgs& args)
     return 0;
   }
   std::vector<TableRow> rows;
+  rows.reserve(queues.size());
   for (const auto& [queue, view] : queues) {
     rows.push_back({queue, std::to_string(slots_of(view.settings)),
                     std::to_string(view.running.size()), std::to_string(view.queued.size())});
