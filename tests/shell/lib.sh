@@ -90,10 +90,13 @@ bg() { timeout 60 "$BGTASK" --dir "$D" "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 125; }
 
-# share_binary USER: makes $BGTASK runnable by USER. A build USER cannot
-# reach (a clone under root's home, mode 700, as on a fresh machine) is
-# copied into $WORK/bin; call it after `chmod 755 "$WORK"`.
+# share_binary USER: makes $BGTASK runnable by USER, and the working
+# directory one USER may enter ($WORK: ctest's directory may be out of
+# reach). A build USER cannot reach (a clone under root's home, mode 700, as
+# on a fresh machine) is copied into $WORK/bin; call it after
+# `chmod 755 "$WORK"`.
 share_binary() {
+  cd "$WORK" || fail "cannot enter $WORK"
   runuser -u "$1" -- test -x "$BGTASK" && return 0
   mkdir -p -m 755 "$WORK/bin"
   install -m 755 "$BGTASK" "$WORK/bin/bgtask"

@@ -15,9 +15,12 @@ if ! reason=$(bg start --memory-max 64M -- true 2>&1 >/dev/null); then
 fi
 
 # Memory: a pipeline that holds 200 MiB in `tail` against a 50 MiB limit.
-id=$(bg start --memory-max 50M -c 'head -c 200M /dev/zero | tail >/dev/null && echo survived')
+# It waits for $WORK/go, so the running record is read while it runs.
+id=$(bg start --memory-max 50M -c "until [ -e '$WORK/go' ]; do sleep 0.02; done
+  head -c 200M /dev/zero | tail >/dev/null && echo survived")
 cgroups=$(field "$id" .cgroup)
 [ -n "$cgroups" ] && [ "$cgroups" != null ] || fail "the running record names no cgroup"
+touch "$WORK/go"
 rc=0; bg wait "$id" >/dev/null || rc=$?
 [ "$rc" != 0 ] || fail "the task that allocated past its limit succeeded"
 [ "$(field "$id" .state)" = failed ] || fail "state: $(field "$id" .state)"

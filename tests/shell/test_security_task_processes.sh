@@ -30,6 +30,7 @@ for u in "$U1" "$U2"; do
   mkdir -m 700 "$WORK/$u"
   chown "$u:" "$WORK/$u"
 done
+share_binary "$U1"
 as() { local u=$1; shift; timeout 30 runuser -u "$u" -- "$@"; }
 D1="$WORK/$U1/tasks"
 as "$U1" mkdir -m 700 "$D1"

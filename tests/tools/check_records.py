@@ -20,11 +20,14 @@ usage error or python3-jsonschema missing.
 """
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 
 try:
     import jsonschema
@@ -78,6 +81,23 @@ def explain(error):
     return plain or closest
 
 
+SHARED_COPIES = {}
+
+
+def shared_copy(binary):
+    """A copy of `binary` that every user can run, for the directories of
+    other users: a build under root's home (mode 700) is out of their reach."""
+    if binary not in SHARED_COPIES:
+        place = tempfile.mkdtemp(prefix="bgtask-check-records.")
+        atexit.register(shutil.rmtree, place, True)
+        os.chmod(place, 0o755)
+        copy = os.path.join(place, "bgtask")
+        shutil.copyfile(binary, copy)
+        os.chmod(copy, 0o755)
+        SHARED_COPIES[binary] = copy
+    return SHARED_COPIES[binary]
+
+
 def run_bgtask(binary, directory, args):
     """(exit status, parsed stdout or None, stderr) of `bgtask --dir DIR ARGS`."""
     # Without the test's BGTASK_* settings (fault seams, limits), which were
@@ -93,6 +113,7 @@ def run_bgtask(binary, directory, args):
         info = os.stat(directory)
         if os.geteuid() == 0 and info.st_uid != 0:
             owner = {"user": info.st_uid, "group": info.st_gid, "extra_groups": []}
+            binary = shared_copy(binary)
     except OSError:
         pass
     try:
