@@ -66,7 +66,7 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
   if (!S_ISREG(st.st_mode)) {
     return corrupt(std::move(result), "record is not a regular file");
   }
-  if (st.st_uid != ::geteuid()) {
+  if (st.st_uid != dir.owner()) {
     return corrupt(std::move(result), "record is owned by uid " + std::to_string(st.st_uid));
   }
   if (static_cast<std::size_t>(st.st_size) > k_max_record_bytes) {

@@ -145,7 +145,7 @@ TaskDir TaskDir::open(const std::string& path)
     refuse(path, "mode " + octal_mode(st.st_mode) + " is writable by " +
                    ((st.st_mode & 002) != 0 ? "others" : "group"));
   }
-  return TaskDir(path, std::move(fd));
+  return TaskDir(path, std::move(fd), st.st_uid);
 }
 
 std::string TaskDir::file_path(std::string_view name) const

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 
 namespace bgtask {
 
@@ -26,6 +27,9 @@ public:
 
   int fd() const { return m_fd.get(); }
   const std::string& path() const { return m_path; }
+  // The directory's owner: this process's effective uid, checked by open(),
+  // and so the owner every record in it must have.
+  uid_t owner() const { return m_owner; }
 
   // `path()/name`, for messages and for the `output.path` field.
   std::string file_path(std::string_view name) const;
@@ -38,14 +42,16 @@ public:
   int sync() const;
 
 private:
-  TaskDir(std::string path, UniqueFd fd)
+  TaskDir(std::string path, UniqueFd fd, uid_t owner)
     : m_path(std::move(path)),
-      m_fd(std::move(fd))
+      m_fd(std::move(fd)),
+      m_owner(owner)
   {
   }
 
   std::string m_path;
   UniqueFd m_fd;
+  uid_t m_owner;
 };
 
 } // namespace bgtask

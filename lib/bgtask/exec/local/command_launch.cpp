@@ -4,6 +4,7 @@
 #include <bgtask/util/error.hpp>
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstring>
 #include <sys/stat.h>
@@ -40,24 +41,77 @@ void write_fully(int fd, const void* data, std::size_t size)
   }
 }
 
-// In the command's process: wait for "go", set up, exec. Only
-// async-signal-safe calls; never returns.
+// The value of PATH in `env`, or execvp's default when it has none.
+const char* search_path(char* const* env)
+{
+  for (; *env != nullptr; ++env) {
+    if (__builtin_strncmp(*env, "PATH=", 5) == 0) {
+      return *env + 5;
+    }
+  }
+  return "/bin:/usr/bin";
+}
+
+// Where execvp would find `name` on `path`: the first `DIR/name` that is an
+// executable regular file, written to `out` (PATH_MAX bytes); false if none
+// is, or `name` has a slash (execvp then runs it as it is). Allocates
+// nothing: it runs in the forked command.
+bool find_on_path(const char* name, const char* path, char* out)
+{
+  const std::size_t name_length = __builtin_strlen(name);
+  if (name_length == 0 || __builtin_strchr(name, '/') != nullptr) {
+    return false;
+  }
+  for (const char* dir = path;; ++dir) {
+    const char* end = __builtin_strchr(dir, ':');
+    const std::size_t dir_length =
+      end ? static_cast<std::size_t>(end - dir) : __builtin_strlen(dir);
+    if (dir_length + 1 + name_length < PATH_MAX) {
+      std::size_t at = 0;
+      if (dir_length > 0) { // an empty entry is the current directory
+        __builtin_memcpy(out, dir, dir_length);
+        at = dir_length;
+        out[at++] = '/';
+      }
+      __builtin_memcpy(out + at, name, name_length + 1);
+      struct stat st
+      {
+      };
+      if (::stat(out, &st) == 0 && S_ISREG(st.st_mode) && ::access(out, X_OK) == 0) {
+        return true;
+      }
+    }
+    if (end == nullptr) {
+      return false;
+    }
+    dir = end;
+  }
+}
+
+// In the command's process: change directory and look the program up on
+// PATH while the supervisor writes the running record, then wait for "go",
+// set up the output and exec. Only async-signal-safe calls; never returns.
 [[noreturn]] void exec_command(const CommandImage& image, int go_fd, int error_fd)
 {
   reset_child_signals(ProcessGroup::own);
+  const int chdir_error = ::chdir(image.cwd.c_str()) == 0 ? 0 : errno;
+  char* const* argv = image.argv.get();
+  char* const* env = image.env.get();
+  char program[PATH_MAX];
+  const bool found = chdir_error == 0 && find_on_path(argv[0], search_path(env), program);
   char go = 0;
   while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
   }
   if (go != 'g') {
     ::_exit(127);
   }
-  const auto fail = [&](ExecStage stage) {
-    const ExecFailure failure{stage, errno};
+  const auto fail = [&](ExecStage stage, int error) {
+    const ExecFailure failure{stage, error};
     write_fully(error_fd, &failure, sizeof(failure));
     ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
   };
-  if (::chdir(image.cwd.c_str()) != 0) {
-    fail(ExecStage::chdir);
+  if (chdir_error != 0) {
+    fail(ExecStage::chdir, chdir_error);
   }
   const int output =
     image.held_output_dir >= 0
@@ -67,10 +121,15 @@ void write_fully(int fd, const void* data, std::size_t size)
   ::dup2(output, 2);
   ::umask(image.caller_umask);
   close_descriptors_except({error_fd});
-  // execvp looks the program up in `environ`'s PATH: make that the task's.
-  environ = const_cast<char**>(image.env.get());
-  ::execvp(image.argv.get()[0], image.argv.get());
-  fail(ExecStage::exec);
+  if (found) {
+    ::execve(program, argv, env);
+  }
+  // What was found failed (or nothing was): execvp searches `environ`'s
+  // PATH again with its own rules (EACCES, ENOEXEC and the rest), so the
+  // outcome is execvp's whatever the look-up above concluded.
+  environ = const_cast<char**>(env);
+  ::execvp(argv[0], argv);
+  fail(ExecStage::exec, errno);
   ::_exit(127);
 }
 

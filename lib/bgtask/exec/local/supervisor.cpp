@@ -177,16 +177,21 @@ class Supervision
 {
 public:
   // `output_held` tells whether a process still holds the command's output
-  // (output_holders.hpp).
+  // (output_holders.hpp). With TrimMemory::first_wait, it gives back what
+  // the CLI left behind (memory_trim) right before it first sleeps: what
+  // runs after the trim faults its code back in, so as little as possible
+  // runs in between.
+  enum class TrimMemory { no, first_wait };
   Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-              OutputKeeper* capture, std::function<bool()> output_held)
+              OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim)
     : m_dir(dir),
       m_plan(plan),
       m_child(child),
       m_signal_fd(signal_fd),
       m_capture(capture),
       m_removal(dir, plan.request.record.id),
-      m_output_held(std::move(output_held))
+      m_output_held(std::move(output_held)),
+      m_trim(trim)
   {
   }
 
@@ -273,6 +278,10 @@ private:
     }
     const int capture_fd = m_capture && !resting ? m_capture->fd() : -1;
     pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
+    if (m_trim == TrimMemory::first_wait) {
+      m_trim = TrimMemory::no;
+      release_unused_memory();
+    }
     if (::poll(fds, 2, wait_ms) <= 0) {
       return std::nullopt;
     }
@@ -463,6 +472,7 @@ private:
   bool m_paused = false;
   bool m_frozen_by_cgroup = false;
   SteadyClock::time_point m_paused_at;
+  TrimMemory m_trim;
 };
 
 void apply_outcome(TaskRecord& record, int status, Stopping stopping, const LaunchRequest& request)
@@ -709,10 +719,11 @@ private:
     }
     if (m_number == 1) {
       m_report("0\n");
-      release_unused_memory(); // what the CLI left behind, now that `start` has its answer
     }
-    Supervision supervision(m_dir, m_plan, command->pid(), m_signal_fd, m_capture,
-                            output_held_probe());
+    // What the CLI left behind goes once `start` has its answer.
+    Supervision supervision(
+      m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
+      m_number == 1 ? Supervision::TrimMemory::first_wait : Supervision::TrimMemory::no);
     const int status = supervision.run();
     m_stopping = supervision.stopping();
     return status;
