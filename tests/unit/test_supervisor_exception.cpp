@@ -86,7 +86,8 @@ TEST(SupervisorChild, AnExceptionEndsTheTaskWithItsReasonAndNeverUnwinds)
                                   .report = std::move(report_write),
                                   .caller_umask = 022,
                                   .reconcile = &throwing_reconcile,
-                                  .cgroup = std::nullopt};
+                                  .cgroup = std::nullopt,
+                                  .retired_watch = {}};
       bgtask::run_supervisor(dir, std::move(plan));
     } catch (...) {
       ::_exit(k_unwound);

@@ -61,24 +61,48 @@ TaskWatcher::TaskWatcher(const TaskDir& dir, WatchOutput watch_output)
 }
 
 TaskWatcher::TaskWatcher(const TaskDir& dir, const WatcherOptions& options)
-  : m_inotify(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK)),
+  : m_dir_fd(dir.fd()),
+    m_mask(IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK |
+           (options.output == WatchOutput::yes ? IN_MODIFY : 0U)),
+    m_hold(options.hold),
     m_safety_poll(options.safety_poll),
     m_filter(default_filter)
 {
+  open_inotify();
+}
+
+void TaskWatcher::open_inotify()
+{
+  m_inotify = UniqueFd(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
   if (!m_inotify) {
     return;
   }
-  std::uint32_t mask = IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK;
-  if (options.output == WatchOutput::yes) {
-    mask |= IN_MODIFY;
-  }
-  const std::string path = "/proc/self/fd/" + std::to_string(dir.fd());
-  if (::inotify_add_watch(m_inotify.get(), path.c_str(), mask) < 0) {
+  const std::string path = "/proc/self/fd/" + std::to_string(m_dir_fd);
+  if (::inotify_add_watch(m_inotify.get(), path.c_str(), m_mask) < 0) {
     m_inotify.close();
     return;
   }
-  if (options.hold == HoldWatch::until_exit) {
+  if (m_hold == HoldWatch::until_exit) {
     hold_until_exit(m_inotify.get()); // closing the watch must not delay our exit
+  }
+}
+
+UniqueFd TaskWatcher::release_events()
+{
+  m_events = Events::none;
+  return std::move(m_inotify);
+}
+
+void TaskWatcher::watch_events(Events events)
+{
+  if (events == m_events) {
+    return;
+  }
+  m_events = events;
+  if (events == Events::none) {
+    m_inotify.close();
+  } else {
+    open_inotify(); // what changed meanwhile is the caller's to look at first
   }
 }
 
@@ -156,7 +180,7 @@ Wake TaskWatcher::wait(std::optional<Milliseconds> limit)
   for (const auto& fd : processes) {
     add(fd.get(), POLLIN);
   }
-  const bool polling = !m_inotify || blind;
+  const bool polling = (!m_inotify && m_events == Events::directory) || blind;
   Milliseconds wait = polling ? m_backoff : m_safety_poll;
   m_backoff = polling ? std::min(m_backoff * 2, k_max_backoff) : k_min_backoff;
   Wake timeout = polling ? Wake::polled : Wake::safety_poll;

@@ -92,8 +92,22 @@ public:
   // True once the reader of the fd given to watch_reader went away.
   bool reader_gone() const { return m_reader_gone; }
 
-  // True if inotify is in use (false: polling fallback).
+  // True if inotify is in use (false: polling fallback, or Events::none).
   bool event_driven() const { return m_inotify.valid(); }
+
+  // Where the next waits see changes: through an inotify watch of the task
+  // directory (Events::directory, as constructed), or only through watched
+  // processes and extra fds (Events::none: no inotify instance is held, and
+  // a wait sleeps until one of those or the safety poll ends it). A queue's
+  // waiters behind the first one use none, so that a queue holds one
+  // inotify instance, not one per waiter, and a rename wakes one waiter.
+  enum class Events { directory, none };
+  void watch_events(Events events);
+
+  // Switches to Events::none and hands the inotify instance over (invalid
+  // if none was open): closing one waits for the kernel to retire its watch
+  // (10 ms and more), which the caller may want to do later.
+  UniqueFd release_events();
 
 private:
   struct ExtraFd
@@ -103,7 +117,12 @@ private:
   };
 
   bool drain_relevant();
+  void open_inotify();
 
+  int m_dir_fd;
+  std::uint32_t m_mask;
+  HoldWatch m_hold;
+  Events m_events = Events::directory;
   UniqueFd m_inotify;
   Milliseconds m_safety_poll;
   Milliseconds m_backoff{50};

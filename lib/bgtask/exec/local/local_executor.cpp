@@ -75,7 +75,7 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
     report_read.close();
     run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
                                        std::move(report_write), caller_umask(), m_reconcile,
-                                       std::nullopt});
+                                       std::nullopt, UniqueFd()});
   }
   report_write.close();
   output.close();

@@ -7,6 +7,15 @@
 // command whose supervisor died (unsupervised, holding no lock) counted.
 // Records that can no longer matter (final, or of another queue) are read
 // once and then ignored, so events of unrelated tasks cost no reloading.
+//
+// Only the first waiter of a queue (the one whose turn it may be) watches
+// the directory, through inotify, and the running tasks: a record renamed
+// wakes it alone. A waiter behind it holds no inotify instance and watches
+// one process, that of the waiter just ahead of it; each waiter that leaves
+// the line (it runs, or ends without running) rings the one behind it (a
+// SIGCHLD, which every supervisor takes as "look again"), and one that dies
+// wakes it through its pidfd. So a queue of N waiters costs O(N) wake-ups
+// per task that finishes, not O(N^2), and one inotify instance.
 
 #include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
@@ -52,6 +61,40 @@ void change_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
 }
 
 enum class Phase { after, slot };
+
+// Rings the waiter behind `record` (which just left its queue's line): the
+// oldest younger task of the queue that waits for a slot, through a pidfd
+// of its supervisor, verified (this boot and host, pid and start time). A
+// SIGCHLD: every bgtask supervisor, waiting or running, takes it as "look
+// again", never as a request to stop.
+void ring_next_waiter(const TaskDir& dir, const TaskRecord& record)
+{
+  if (!record.queue) {
+    return;
+  }
+  std::vector<std::string> ids;
+  try {
+    ids = scan_task_ids(dir);
+  } catch (const Error&) {
+    return; // the waiter behind wakes on its safety poll
+  }
+  for (auto it = std::upper_bound(ids.begin(), ids.end(), record.id); it != ids.end(); ++it) {
+    const auto loaded = load_record(dir, *it);
+    if (loaded.status != LoadStatus::ok || loaded.record.queue != record.queue ||
+        loaded.record.state != TaskState::queued ||
+        loaded.record.waiting_for == WaitingFor::after) {
+      continue;
+    }
+    const auto& owner = loaded.record.owner;
+    const bool here =
+      owner && owner->boot_id == current_boot_id() && owner->host == current_host_name();
+    if (const auto fd = here ? open_watched_process(loaded.record) : UniqueFd()) {
+      send_signal(fd, SIGCHLD);
+      return;
+    }
+    // Its supervisor is gone: whoever waits behind it is next.
+  }
+}
 
 // What the waiter knows about another task of the directory.
 struct Known
@@ -107,6 +150,8 @@ public:
     }
   }
 
+  UniqueFd release_watch() { return m_watcher.release_events(); }
+
 private:
   // True once every dependency succeeded; ends the task if one did not.
   bool dependencies_done()
@@ -147,10 +192,13 @@ private:
     }
   }
 
-  // Brings what is known about the queue's tasks up to date.
+  // Brings what is known about the queue's tasks up to date: the records
+  // that can decide this waiter's turn (older ones and running ones) and
+  // those events named. A younger waiter of the queue is behind this one
+  // and cannot run before it, so it is not read again.
   void refresh_queue()
   {
-    if (m_rescan || !m_watcher.event_driven()) {
+    if (m_rescan || (!m_behind && !m_watcher.event_driven())) {
       for (const auto& id : scan_task_ids(m_dir)) {
         if (id != m_record.id && m_known.find(id) == m_known.end()) {
           m_dirty.insert(id);
@@ -161,7 +209,9 @@ private:
     std::set<std::string> to_load;
     to_load.swap(m_dirty);
     for (const auto& [id, known] : m_known) {
-      if (!known.settled) {
+      const bool behind_this =
+        id > m_record.id && known.record && known.record->state == TaskState::queued;
+      if (!known.settled && !behind_this) {
         to_load.insert(id);
       }
     }
@@ -196,15 +246,28 @@ private:
   {
     refresh_queue();
     std::vector<const TaskRecord*> others;
+    const TaskRecord* just_ahead = nullptr; // the youngest waiter ahead
     for (const auto& [id, known] : m_known) {
       if (!known.record) {
         continue;
       }
       const TaskRecord& other = *known.record;
       others.push_back(&other);
-      // Whatever may free a slot or clear the way ahead wakes the waiter.
-      if (other.state == TaskState::running || waits_ahead(other, m_record.id)) {
-        m_watcher.watch_task(other);
+      if (waits_ahead(other, m_record.id)) {
+        just_ahead = &other; // m_known is in ID order
+      }
+    }
+    // First in line: a finishing task or a change of the slot count may
+    // let it run. Behind: only the waiter ahead leaving the line may.
+    m_behind = just_ahead != nullptr;
+    m_watcher.watch_events(m_behind ? TaskWatcher::Events::none : TaskWatcher::Events::directory);
+    if (just_ahead) {
+      m_watcher.watch_task(*just_ahead);
+      return std::nullopt;
+    }
+    for (const TaskRecord* other : others) {
+      if (other->state == TaskState::running) {
+        m_watcher.watch_task(*other);
       }
     }
     const std::size_t slots = slots_of(load_queue_settings(m_dir, *m_record.queue));
@@ -228,22 +291,26 @@ private:
   // been missed).
   void sleep()
   {
-    if (m_watcher.wait(std::nullopt) == Wake::safety_poll) {
+    if (m_watcher.wait(std::nullopt) == Wake::safety_poll && !m_behind) {
       m_rescan = true;
     }
   }
 
   // Reads pending signals; true if one asks to cancel (anything but SIGCHLD
-  // and SIGUSR1, which asks a running task to pause or resume).
+  // and SIGUSR1, which asks a running task to pause or resume) or to look
+  // again (SIGCHLD: a waiter has no child; the one ahead rang).
   bool read_signals()
   {
+    bool rung = false;
     signalfd_siginfo info{};
     while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {
-      if (info.ssi_signo != SIGCHLD && info.ssi_signo != SIGUSR1) {
+      if (info.ssi_signo == SIGCHLD) {
+        rung = true;
+      } else if (info.ssi_signo != SIGUSR1) {
         m_cancelled = true;
       }
     }
-    return m_cancelled;
+    return m_cancelled || rung;
   }
 
   bool relevant_id(const std::string& id) const
@@ -298,6 +365,9 @@ private:
         std::this_thread::sleep_for(Milliseconds(50 << attempt));
       }
     }
+    if (m_phase == Phase::slot) {
+      ring_next_waiter(m_dir, m_record);
+    }
     run_exit_hook(m_dir, m_lock, m_record);
     ::_exit(0);
   }
@@ -312,6 +382,7 @@ private:
   Phase m_phase = Phase::after;
   bool m_cancelled = false;
   bool m_rescan = true;
+  bool m_behind = false; // another waiter is ahead in the line
   std::set<std::string> m_dirty;
   std::map<std::string, Known> m_known;
 };
@@ -325,7 +396,8 @@ bool must_wait_for_turn(const TaskRecord& record)
 
 std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
                                      int signal_fd, Reconciler reconcile,
-                                     const std::function<void(const std::string&)>& report)
+                                     const std::function<void(const std::string&)>& report,
+                                     UniqueFd& retired_watch)
 {
   record.owner = this_supervisor_identity();
   record.state = TaskState::queued;
@@ -341,7 +413,10 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
     ::_exit(1);
   }
   report("0\n");
-  return QueueWait(dir, lock, record, signal_fd, reconcile).run();
+  QueueWait wait(dir, lock, record, signal_fd, reconcile);
+  auto slot = wait.run();
+  retired_watch = wait.release_watch();
+  return slot;
 }
 
 void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
@@ -373,6 +448,7 @@ void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
     throw Error(ExitCode::failure, "the record of task " + record.id + " was removed");
   }
   record = update.record;
+  ring_next_waiter(dir, record); // it left the line: the next one may be first now
 }
 
 } // namespace bgtask

@@ -4,6 +4,7 @@
 #include <bgtask/exec/executor.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/unique_fd.hpp>
 
 #include <functional>
 #include <optional>
@@ -25,21 +26,27 @@ bool must_wait_for_turn(const TaskRecord& record);
 // 3. with a queue, waits until this task is the oldest of the queue's
 //    tasks waiting for a slot, fewer tasks of the queue run than it has
 //    slots, and it holds a free slot lock (task_queue.hpp).
-// It sleeps on `signal_fd`, an inotify watch of the directory and a pidfd
-// per supervisor it waits behind, with a safety re-check every 60 s. It
+// It sleeps on `signal_fd` and, while it is the first of its queue's line,
+// on an inotify watch of the directory and a pidfd of each running task of
+// the queue; behind another waiter, on that waiter's pidfd alone (the
+// waiter rings it when it leaves the line); a safety re-check every 60 s. It
 // polls (50 ms to 1 s backoff) only where inotify is missing or while a
 // task it waits behind has no process to watch (an unsupervised command
 // whose leader exited before the rest of its group). Records it looks at are
 // reconciled, so a queued task whose supervisor died turns `lost` and
 // stops holding the queue up; a dead supervisor never held a slot.
 // Returns the slot (if any) once the command may start; it must stay
-// alive until the command has exited. If a signal arrives on `signal_fd`
+// alive until the command has exited. The inotify instance the wait used,
+// if any, goes to `retired_watch`, for the caller to close once the
+// command runs (closing one takes 10 ms and more, which would delay the
+// command and the next waiter). If a signal arrives on `signal_fd`
 // (cancel) or a dependency ends without success, records the task as
 // `cancelled` or `failed` without running it, runs its --on-exit hook and
 // exits the process.
 std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
                                      int signal_fd, Reconciler reconcile,
-                                     const std::function<void(const std::string&)>& report);
+                                     const std::function<void(const std::string&)>& report,
+                                     UniqueFd& retired_watch);
 
 // Saves the first `running` record, under the update lock. For a task that
 // waited (its `waiting_for` is set), first re-reads the record and keeps

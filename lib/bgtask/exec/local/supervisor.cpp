@@ -280,6 +280,7 @@ private:
     pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
     if (m_trim == TrimMemory::first_wait) {
       m_trim = TrimMemory::no;
+      m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
       release_unused_memory();
     }
     if (::poll(fds, 2, wait_ms) <= 0) {
@@ -938,8 +939,9 @@ void prepare(SupervisorRun& run)
   // the slot is held while the command runs.
   if (must_wait_for_turn(record)) {
     release_unused_memory(); // the wait for a turn may be long
-    run.slot = wait_for_turn(run.dir, plan.lock, record, run.signal_fd.get(), plan.reconcile,
-                             [&](const std::string& line) { run.report(line); });
+    run.slot = wait_for_turn(
+      run.dir, plan.lock, record, run.signal_fd.get(), plan.reconcile,
+      [&](const std::string& line) { run.report(line); }, plan.retired_watch);
   }
   prepare_output_bound(run);
 }

@@ -22,6 +22,7 @@ struct SupervisorPlan
   mode_t caller_umask = 022;
   Reconciler reconcile = nullptr;   // for the records a queued task waits for
   std::optional<TaskCgroup> cgroup; // made by the supervisor itself when limits are asked for
+  UniqueFd retired_watch; // the queued wait's inotify instance, closed once the command runs
 };
 
 // Runs in the supervisor process: detaches (new session, stdio on
