@@ -1,6 +1,7 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
+#include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 
@@ -65,6 +66,8 @@ TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)
 
 void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records)
 {
+  // One directory fsync for every record the batch rewrites, not one each.
+  DirSyncBatch dir_sync(dir);
   std::map<std::string, std::vector<std::size_t>> by_executor;
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (!is_final(records[i].state)) {
@@ -81,6 +84,7 @@ void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records)
       records[indices[k]] = std::move(batch[k]);
     }
   }
+  dir_sync.finish();
   confirm_final_states(dir, records);
 }
 

@@ -63,6 +63,8 @@ int move_without_replacing(const TaskDir& dir, const std::string& temp, const st
   return 0;
 }
 
+thread_local DirSyncBatch* t_batch = nullptr;
+
 // The body of replace_file_atomically and create_file_atomically; false if
 // `name` exists and `if_exists` is keep.
 bool write_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content,
@@ -107,6 +109,9 @@ bool write_file_atomically(const TaskDir& dir, std::string_view name, std::strin
     ::unlinkat(dir.fd(), temp.c_str(), 0);
     return false;
   }
+  if (if_exists == IfExists::replace && DirSyncBatch::defer(dir)) {
+    return true;
+  }
   if (int err = dir.sync()) {
     if (err != EINTR) {
       throw_system("cannot write " + dir.file_path(name) + " (fsync directory)", err);
@@ -126,6 +131,47 @@ void replace_file_atomically(const TaskDir& dir, std::string_view name, std::str
 bool create_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content)
 {
   return write_file_atomically(dir, name, content, IfExists::keep);
+}
+
+DirSyncBatch::DirSyncBatch(const TaskDir& dir)
+  : m_dir(dir),
+    m_outer(t_batch)
+{
+  t_batch = this;
+}
+
+DirSyncBatch::~DirSyncBatch()
+{
+  if (m_pending) {
+    m_dir.sync();
+  }
+  t_batch = m_outer;
+}
+
+void DirSyncBatch::finish()
+{
+  if (!m_pending) {
+    return;
+  }
+  m_pending = false;
+  int err = m_dir.sync();
+  if (err == EINTR) {
+    err = m_dir.sync();
+  }
+  if (err != 0) {
+    throw_system("cannot make the records in " + m_dir.path() + " durable (fsync directory)", err);
+  }
+}
+
+bool DirSyncBatch::defer(const TaskDir& dir)
+{
+  for (DirSyncBatch* batch = t_batch; batch != nullptr; batch = batch->m_outer) {
+    if (batch->m_dir.fd() == dir.fd()) {
+      batch->m_pending = true;
+      return true;
+    }
+  }
+  return false;
 }
 
 } // namespace bgtask

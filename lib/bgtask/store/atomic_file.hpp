@@ -23,4 +23,34 @@ void replace_file_atomically(const TaskDir& dir, std::string_view name, std::str
 // unlinked. Error(failure) names the file, the step and the errno.
 bool create_file_atomically(const TaskDir& dir, std::string_view name, std::string_view content);
 
+// While one lives on this thread, replace_file_atomically in its directory
+// leaves out the fsync of the directory and finish() does it once for all
+// the files replaced meanwhile: a batch that rewrites many records (a
+// reconciliation) pays one directory fsync, not one per record. Until
+// finish() returns, a replaced file is complete and fsynced but its new name
+// may not survive a power cut (the old file would then be back, never a
+// torn one); readers fsync the directory before they report a final state
+// they saw (exec/executors.cpp), so none reports one that is not durable.
+class DirSyncBatch
+{
+public:
+  explicit DirSyncBatch(const TaskDir& dir);
+  ~DirSyncBatch(); // syncs what finish() did not (errors ignored)
+  DirSyncBatch(const DirSyncBatch&) = delete;
+  DirSyncBatch& operator=(const DirSyncBatch&) = delete;
+
+  // Fsyncs the directory if a file was replaced since the batch began (or
+  // the last finish); Error(failure) if that fails.
+  void finish();
+
+  // Used by replace_file_atomically: true (and the sync noted as pending)
+  // if a batch of this thread covers `dir`.
+  static bool defer(const TaskDir& dir);
+
+private:
+  const TaskDir& m_dir;
+  DirSyncBatch* m_outer;
+  bool m_pending = false;
+};
+
 } // namespace bgtask

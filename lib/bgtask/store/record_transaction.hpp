@@ -16,7 +16,7 @@ enum class Change { save, keep };
 
 // How one record transaction ended.
 enum class UpdateStatus {
-  saved,   // the change was applied and the record is durable
+  saved,   // the change was applied and the record is durable (in a DirSyncBatch: at its finish)
   kept,    // the change asked for nothing to be written
   gone,    // the task was removed (no record, or `ID.lock` unlinked): nothing written
   corrupt, // the record does not parse: nothing written
