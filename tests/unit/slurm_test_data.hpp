@@ -11,7 +11,7 @@ namespace slurm_test_data {
 
 inline std::string read(const std::string& name)
 {
-  const auto path = std::filesystem::path(__FILE__).parent_path() / ".." / "data" / "slurm" / name;
+  const auto path = std::filesystem::path(BGTASK_TEST_DATA_DIR) / "slurm" / name;
   std::ifstream in(path);
   if (!in) {
     throw std::runtime_error("missing test data " + path.string());
