@@ -334,7 +334,11 @@ std::string status_text(const TaskRecord& r)
 
 bool warn_if_output_incomplete(int fd, const TaskRecord& record)
 {
-  const auto missing = missing_output_bytes(fd, record);
+  return warn_if_output_missing(record, missing_output_bytes(fd, record));
+}
+
+bool warn_if_output_missing(const TaskRecord& record, std::uint64_t missing)
+{
   if (missing == 0) {
     return true;
   }

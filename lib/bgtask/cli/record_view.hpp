@@ -42,7 +42,12 @@ std::string progress_summary(const Progress& progress);
 std::string status_text(const TaskRecord& record);
 
 // Prints a warning on stderr and returns false when the open output file
-// `fd` lacks bytes the final `record` counts (missing_output_bytes).
+// `fd` (-1: there is none) lacks bytes the final `record` counts
+// (missing_output_bytes).
 bool warn_if_output_incomplete(int fd, const TaskRecord& record);
+
+// Prints the warning of warn_if_output_incomplete for `missing` bytes of
+// `record`'s output; returns false if it printed one (`missing` is not 0).
+bool warn_if_output_missing(const TaskRecord& record, std::uint64_t missing);
 
 } // namespace bgtask

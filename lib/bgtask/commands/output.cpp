@@ -97,9 +97,10 @@ int follow_many(const TaskDir& dir, const std::vector<std::string>& ids,
     }
     records = load_current_records(dir, ids);
   }
-  for (auto& f : followed) {
-    f.offset = f.copier.copy_from(f.fd.get(), f.offset);
-    f.copier.finish();
+  for (std::size_t i = 0; i < followed.size(); ++i) {
+    followed[i].offset = followed[i].copier.copy_from(followed[i].fd.get(), followed[i].offset);
+    followed[i].copier.finish();
+    warn_if_output_incomplete(followed[i].fd.get(), records[i]);
   }
   return combined_exit_status(records);
 }
@@ -119,17 +120,19 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
     }
   }
   const OutputSlice slice = read_output_slice(dir, id, from, max_bytes);
+  const int status =
+    warn_if_output_missing(slice.record, slice.missing) ? 0 : static_cast<int>(ExitCode::failure);
   const bool raw = vm.count("raw") != 0;
   if (vm.count("json") != 0) {
     print_json(output_slice_to_json(slice, raw ? Controls::keep : Controls::strip));
-    return 0;
+    return status;
   }
   OutputCopier copier(!raw && stdout_is_terminal() ? Escape::yes : Escape::no);
   copier.write(slice.dropped, slice.data);
   copier.finish();
   std::fprintf(stderr, "bgtask: cursor %s%s\n", encode_output_cursor(id, slice.next).c_str(),
                slice.complete ? " (complete)" : "");
-  return 0;
+  return status;
 }
 
 } // namespace

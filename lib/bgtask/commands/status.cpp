@@ -116,8 +116,7 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
       continue;
     }
     const TaskRecord record = std::move(*next++);
-    if (const auto fd = open_output_file(dir, record.id);
-        fd && !warn_if_output_incomplete(fd.get(), record)) {
+    if (!warn_if_output_incomplete(open_output_file(dir, record.id).get(), record)) {
       status = static_cast<int>(ExitCode::failure);
     }
     if (json) {

@@ -77,7 +77,7 @@ constexpr std::array<Command, 15> k_commands{{
      "are escaped unless --raw is given. With --since or --json, prints what was written\n"
      "after CURSOR (default: the start), at most --max-bytes, and the cursor to continue\n"
      "from (in the JSON, or on stderr). Without --follow, exits 1 (with a warning) if the\n"
-     "output is shorter than the record says.",
+     "output is shorter than the record says; with it, warns and exits as `wait` would.",
    .options = output_options,
    .operands = Operands::any_task_ids,
    .handler = run_output},

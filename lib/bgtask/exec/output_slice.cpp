@@ -54,6 +54,7 @@ OutputSlice read_output_slice(const TaskDir& dir, const std::string& id, std::ui
   slice.data = std::move(chunk.data);
   slice.next = slice.offset + slice.data.size();
   slice.complete = is_final(slice.record.state) && slice.next >= slice.total;
+  slice.missing = missing_output_bytes(fd.get(), slice.record);
   return slice;
 }
 

@@ -22,6 +22,7 @@ struct OutputSlice
   std::uint64_t next = 0;    // where the next read starts: `offset` plus data's size
   std::uint64_t total = 0;   // the stream's length when it was read
   bool complete = false;     // the task is final and everything has been read
+  std::uint64_t missing = 0; // bytes the final record counts that the file lacks
 };
 
 // The default and the largest `max_bytes` of one slice.

@@ -67,10 +67,10 @@ std::uint64_t missing_output_bytes(int fd, const TaskRecord& record)
   struct stat st
   {
   };
-  if (!is_final(record.state) || ::fstat(fd, &st) != 0) {
+  if (!is_final(record.state) || (fd >= 0 && ::fstat(fd, &st) != 0)) {
     return 0;
   }
-  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const auto size = fd >= 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   return size < record.output.bytes ? record.output.bytes - size : 0;
 }
 

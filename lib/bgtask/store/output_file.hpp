@@ -62,7 +62,8 @@ std::string read_last_lines(int fd, std::size_t lines);
 
 // How many of the bytes a final record counts in its output are not in the
 // open output file `fd` (shorter than the record says: data lost in a power
-// cut or cut off by hand); 0 when the output is whole or the task runs.
+// cut or cut off by hand; `fd` -1: the file is gone, all are missing); 0 when
+// the output is whole or the task runs.
 std::uint64_t missing_output_bytes(int fd, const TaskRecord& record);
 
 // The warning `status` and `output` print when missing_output_bytes is not
