@@ -21,7 +21,8 @@ fi
 
 checked=0
 MOUNTS=()
-at_exit 'for m in "${MOUNTS[@]}"; do kill_dir_processes "$m"; umount -l "$m" 2>/dev/null; done'
+at_exit 'for m in "${MOUNTS[@]}"; do [ -n "$m" ] && kill_dir_processes "$m" && umount -l "$m" 2>/dev/null; done'
+PC_SHUTDOWN="${BGTASK_BUILD_DIR:-}/tests/bgtask-fs-shutdown"
 
 # A command that writes ~4 MiB, ignoring write errors, then exits 7.
 FILLER='line=$(printf "%01023d" 0); i=0; while [ $i -lt 4000 ]; do echo "$line" 2>/dev/null; i=$((i + 1)); done; exit 7'
@@ -96,6 +97,61 @@ inode_scenario() {
   checked=$((checked + 1))
 }
 
+# The outcome note outlives a reboot: a task whose final record could not be
+# written (no inode left) keeps its outcome in its lock file's note; after a
+# power cut (FS_IOC_SHUTDOWN, when its helper is built) and a reboot (the
+# file system mounted again, a new boot id) every command reports its real
+# exit status, never `lost (host rebooted)`.
+note_reboot_scenario() {
+  local img=$1 dir=$2 id rc n out
+  bgd() { timeout 120 "$BGTASK" --dir "$dir" "$@"; }
+  id=$(bgd start -- sh -c 'while [ ! -e "$BGTASK_DIR/go" ]; do sleep 0.05; done; exit 3') ||
+    { problem "note reboot: start failed"; return; }
+  n=0
+  while touch "$dir/inode.$n" 2>/dev/null; do n=$((n + 1)); done
+  mv "$dir/inode.0" "$dir/go"
+  touch "$dir/inode.0" 2>/dev/null || true
+  rc=0
+  bgd wait --timeout 60s "$id" >/dev/null || rc=$?
+  [ "$rc" -eq 3 ] || problem "note reboot: wait exited $rc before the reboot, the command exited 3"
+  out=$(jq -r .state "$dir/$id.status.json")
+  [ "$out" = running ] || problem "note reboot: the record says '$out' on disk: the note was not needed"
+  [ -s "$dir/$id.lock" ] || problem "note reboot: no outcome note in $id.lock"
+  # The cut, then what a reboot does: every process gone, the file system
+  # mounted again, another boot id.
+  if [ -x "$PC_SHUTDOWN" ]; then
+    "$PC_SHUTDOWN" "$dir" || problem "note reboot: the shutdown ioctl failed"
+  else
+    echo "no $PC_SHUTDOWN: the note is checked after a reboot without a power cut" >&2
+  fi
+  for _ in $(seq 50); do
+    kill_dir_processes "$dir"
+    umount "$dir" 2>/dev/null && break
+    sleep 0.1
+  done
+  ! mountpoint -q "$dir" || { problem "note reboot: cannot unmount $dir"; return; }
+  MOUNTS=("${MOUNTS[@]/$dir/}")
+  mkmount "$dir" -o loop,commit=60 "$img" || { problem "note reboot: cannot mount $img again"; return; }
+  cat /proc/sys/kernel/random/uuid >"$WORK/boot-id.after-cut"
+  export BGTASK_TEST_BOOT_ID_FILE="$WORK/boot-id.after-cut"
+  # Free inodes or not (the cut may have undone the test's own files), the
+  # outcome is the note's.
+  out=$(bgd status --json "$id" | jq -r '.[0] | [.state, .exit_code, .error // "none"] | @tsv')
+  [ "$out" = $'failed\t3\texited with status 3' ] || problem "note reboot: status says '$out' after the reboot, want failed 3"
+  rc=0
+  bgd wait "$id" >/dev/null || rc=$?
+  [ "$rc" -eq 3 ] || problem "note reboot: wait exited $rc after the reboot, the command exited 3"
+  rm -f "$dir"/inode.* "$dir/go"
+  bgd list >/dev/null || problem "note reboot: list failed"
+  out=$(jq -r '[.state, .exit_code, .error // "none"] | @tsv' "$dir/$id.status.json")
+  [ "$out" = $'failed\t3\texited with status 3' ] || problem "note reboot: the record says '$out' once written, want failed 3"
+  jq -e '[.events[] | select(.message == "final record recovered from the supervisor'"'"'s note")] | length == 1' \
+    "$dir/$id.status.json" >/dev/null || problem "note reboot: no event says the record came from the note"
+  check_invariants "$dir" || problem "note reboot: invariants broken"
+  unset BGTASK_TEST_BOOT_ID_FILE
+  checked=$((checked + 1))
+}
+
 mkmount() {
   local dir=$1
   shift
@@ -127,7 +183,19 @@ if mkmount "$WORK/inodes" -o loop "$WORK/inodes.img"; then
   inode_scenario "$WORK/inodes"
 fi
 
+if [ "${BGTASK_TEST_SEAMS_BUILT:-1}" != 1 ]; then
+  echo "built without test seams: the reboot after an outcome note is not tried" >&2
+else
+  truncate -s 8M "$WORK/note.img"
+  mkfs.ext4 -q -F -m 0 -N 16 "$WORK/note.img"
+  if mkmount "$WORK/note" -o loop,commit=60 "$WORK/note.img"; then
+    rmdir "$WORK/note/lost+found"
+    note_reboot_scenario "$WORK/note.img" "$WORK/note"
+  fi
+fi
+
 for m in "${MOUNTS[@]}"; do
+  [ -n "$m" ] || continue
   kill_dir_processes "$m"
   umount "$m" || problem "cannot unmount $m"
 done
