@@ -103,15 +103,53 @@ pc_reboot() {
 RECORDS_LOST=0
 REPORTED_THEN_LOST=0
 OUTPUTS_SHORT=0
+# Final states reported before a cut and checked after it, by who reported them.
+declare -A PC_REPORTS=([wait]=0 [cancel]=0 [run]=0 [follow]=0)
 
-# pc_check DIR PRINTED REPORTS LABEL: after a cut, before anything else runs
-# on DIR: every ID in PRINTED (what `start` printed) has a record; every
-# "ID STATE" line of REPORTS (what `wait` printed) is still that final state;
+# pc_reports_summary: those counts as KEY=N pairs for the CRASH-SUMMARY line.
+pc_reports_summary() {
+  echo "final_states_checked=$((PC_REPORTS[wait] + PC_REPORTS[cancel] + PC_REPORTS[run] + PC_REPORTS[follow]))" \
+    "by_wait=${PC_REPORTS[wait]} by_cancel=${PC_REPORTS[cancel]} by_run=${PC_REPORTS[run]}" \
+    "by_output_follow=${PC_REPORTS[follow]}"
+}
+
+# PC_EXIT_STATUS: jq, the exit status `wait`, `run` and `output --follow`
+# return for a record (exit_status_of in core/exit_status.cpp), or
+# "unfinished STATE".
+PC_EXIT_STATUS='if .state == "succeeded" then 0
+  elif .state == "failed" then
+    (if (.exit_code // 0) != 0 then .exit_code elif .signal != null then 128 + .signal else 1 end)
+  elif .state == "timed_out" then 124 elif .state == "cancelled" then 125
+  elif .state == "lost" then 75 else "unfinished \(.state)" end'
+
+# pc_note_exit ID RC ERR SOURCE BOOK: notes in BOOK.exits the exit status RC
+# with which SOURCE (`run`, `output --follow`) reported task ID's final
+# state, unless it did not end by itself (SIGKILLed at the cut: 137) or
+# failed itself (an error in its stderr ERR, as when the file system went
+# away under it): those reported nothing.
+pc_note_exit() {
+  [ -n "$1" ] && [ "$2" -ne 137 ] || return 0
+  ! grep -q '^bgtask: error:' "$3" || return 0
+  echo "$1 $2 $4" >>"$5.exits"
+}
+
+# pc_note_states JSON SOURCE BOOK: notes in BOOK.reports each final state
+# in the JSON array of records JSON that SOURCE (`cancel --json`) printed.
+pc_note_states() {
+  jq -r --arg source "$2" '.[] | select(.state != "running" and .state != "queued")
+    | "\(.id) \(.state) \($source)"' "$1" >>"$3.reports" 2>/dev/null || true
+}
+
+# pc_check DIR PRINTED REPORTS LABEL [EXITS]: after a cut, before anything
+# else runs on DIR: every ID in PRINTED (what `start` printed) has a record;
+# every "ID STATE" line of REPORTS (what `wait` or `cancel` printed) is
+# still that final state; every "ID RC" line of EXITS (the exit status of a
+# `run` or `output --follow` that returned) is still what the record says;
 # every final record's output file holds the bytes the record counts. Then
 # the invariants (check_invariants). Counts what it finds in RECORDS_LOST,
-# REPORTED_THEN_LOST, OUTPUTS_SHORT and fails the trial.
+# REPORTED_THEN_LOST (REPORTS and EXITS), OUTPUTS_SHORT and fails the trial.
 pc_check() {
-  local dir=$1 printed=$2 reports=$3 label=$4 id state now size bytes ok=0
+  local dir=$1 printed=$2 reports=$3 label=$4 exits=${5:-/dev/null} id state now size bytes rc source ok=0
   while read -r id; do
     [ -n "$id" ] || continue
     if [ ! -e "$dir/$id.status.json" ]; then
@@ -120,15 +158,31 @@ pc_check() {
       ok=1
     fi
   done <"$printed"
-  while read -r id state _; do
+  while read -r id state source; do
     [ -n "$id" ] || continue
+    [ "$source" = cancel ] || source=wait
+    PC_REPORTS[$source]=$((PC_REPORTS[$source] + 1))
     now=$(jq -r .state "$dir/$id.status.json" 2>/dev/null || echo missing)
     if [ "$now" != "$state" ]; then
       REPORTED_THEN_LOST=$((REPORTED_THEN_LOST + 1))
-      trial_failed "$label" "wait reported $id $state before the cut; after it the record says $now"
+      trial_failed "$label" "${source:-wait} reported $id $state before the cut; after it the record says $now"
       ok=1
     fi
   done <"$reports"
+  while read -r id rc source; do
+    [ -n "$id" ] || continue
+    if [ "$source" = run ]; then
+      PC_REPORTS[run]=$((PC_REPORTS[run] + 1))
+    else
+      PC_REPORTS[follow]=$((PC_REPORTS[follow] + 1))
+    fi
+    now=$(jq -r "$PC_EXIT_STATUS" "$dir/$id.status.json" 2>/dev/null || echo "no record")
+    if [ "$now" != "$rc" ]; then
+      REPORTED_THEN_LOST=$((REPORTED_THEN_LOST + 1))
+      trial_failed "$label" "$source returned $rc for $id before the cut; after it the record gives $now"
+      ok=1
+    fi
+  done <"$exits"
   for f in "$dir"/*.status.json; do
     [ -e "$f" ] || continue
     id=$(basename "$f" .status.json)

@@ -6,9 +6,11 @@
 #   and the power is cut during the hold; for every K up to the last call;
 # - random cuts under load: tasks start and finish while `wait`s and `list`s
 #   run, and the power goes at a random moment.
-# After each cut: every ID `start` printed has a record, every final state a
-# `wait` printed is still that state, every final record's output is all
-# there, and the invariants hold (invariants.sh).
+# After each cut: every ID `start` printed has a record, every final state
+# reported before the cut is still that state (printed by `wait` or
+# `cancel --json`, or returned as the exit status of `run` or
+# `output --follow`), every final record's output is all there, and the
+# invariants hold (invariants.sh).
 # CI size: the calls that make things durable (fsync, fdatasync, renameat) and
 # 3 random cuts; full size (scripts/soak): every file system call and 30 cuts.
 # In a mount namespace of its own, so that no namespace made elsewhere holds
@@ -41,25 +43,37 @@ new_dir() {
   sync -f "$DIR"
   : >"$BOOK.printed"
   : >"$BOOK.reports"
+  : >"$BOOK.exits"
 }
 
-# observe: waits for the task `start` prints into $BOOK.printed and appends
-# what `wait` reports on it to $BOOK.reports (run in the background).
+# observe HOW: waits for the task `start` prints into $BOOK.printed, then
+# for its end (run in the background), with `wait` (HOW=wait: what it
+# prints goes to $BOOK.reports) or `output --follow` (its exit status goes to
+# $BOOK.exits).
 observe() {
+  local id rc=0
   wait_until 30 test -s "$BOOK.printed" || return 0
-  timeout 60 "$BGTASK" --dir "$DIR" wait "$(head -1 "$BOOK.printed")" >>"$BOOK.reports" 2>/dev/null
+  id=$(head -1 "$BOOK.printed")
+  if [ "$1" = wait ]; then
+    timeout -s KILL 60 "$BGTASK" --dir "$DIR" wait "$id" >>"$BOOK.reports" 2>/dev/null
+    return
+  fi
+  timeout -s KILL 60 "$BGTASK" --dir "$DIR" output --follow "$id" >/dev/null 2>"$BOOK.follow.err" || rc=$?
+  pc_note_exit "$id" "$rc" "$BOOK.follow.err" "output --follow" "$BOOK"
 }
 
 # cut_point SC K: one task's life, held after its K-th SC call (in any of
-# its processes) and cut there. False if no process made a K-th call.
+# its processes) and cut there, observed by `wait` (odd K) or
+# `output --follow` (even K). False if no process made a K-th call.
 cut_point() {
-  local sc=$1 k=$2 tracer observer
+  local sc=$1 k=$2 tracer observer how=wait
   new_dir
   timeout 60 strace -f -qq -b execve -o "$BOOK.trace" -e trace="$sc" \
     -e inject="$sc:delay_exit=$HOLD_US:when=$k" \
     "$BGTASK" --dir "$DIR" start -- sh -c "$TASK_CMD" >"$BOOK.printed" 2>"$BOOK.err" &
   tracer=$!
-  observe &
+  [ $((k % 2)) -eq 1 ] || how=follow
+  observe "$how" &
   observer=$!
   until grep -qs '(DELAYED)' "$BOOK.trace" || ! kill -0 "$tracer" 2>/dev/null; do
     sleep 0.01
@@ -77,20 +91,41 @@ cut_point() {
   wait "$tracer" "$observer" 2>/dev/null || true
   CUT_POINTS=$((CUT_POINTS + 1))
   TASKS=$((TASKS + 1))
-  if pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "cut after $sc #$k"; then
+  if pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "cut after $sc #$k" "$BOOK.exits"; then
     rm -rf "$DIR" "$BOOK".*
   else
     cp "$BOOK.trace" "$WORK/failed-t$TRIALS.trace" 2>/dev/null || true
   fi
 }
 
-# one_task I: starts a task, notes its ID, waits and notes what wait says.
+# one_task I: one task, and the command that reports its final state, by I
+# modulo 4: `start` then `wait` (what it prints: $BOOK.reports), `start`
+# then `output --follow` (its exit status: $BOOK.exits), `run` (its exit
+# status), `start` then `cancel --json` a moment later (the states it
+# prints). Each ID `start` prints goes to $BOOK.printed.
 one_task() {
-  local id
-  id=$(timeout 60 "$BGTASK" --dir "$DIR" start -- sh -c \
-    "echo task $1; sleep 0.$((RANDOM % 8)); head -c $((RANDOM * 2)) /dev/zero | tr '\0' y") || return 0
+  local i=$1 id rc=0 out="$BOOK.$1.out" err="$BOOK.$1.err"
+  local cmd="echo task $i; sleep 0.$((RANDOM % 8)); head -c $((RANDOM * 2)) /dev/zero | tr '\0' y; exit $((RANDOM % 2 * 9))"
+  local bgt=(timeout -s KILL 60 "$BGTASK" --dir "$DIR")
+  if [ $((i % 4)) -eq 2 ]; then
+    "${bgt[@]}" run --detach-after never -- sh -c "echo \"id \$BGTASK_ID\"; $cmd" >"$out" 2>"$err" || rc=$?
+    pc_note_exit "$(sed -n '1s/^id //p' "$out")" "$rc" "$err" run "$BOOK"
+    return
+  fi
+  id=$("${bgt[@]}" start -- sh -c "$cmd") || return 0
   echo "$id" >>"$BOOK.printed"
-  timeout 60 "$BGTASK" --dir "$DIR" wait "$id" >>"$BOOK.reports" 2>/dev/null || true
+  case $((i % 4)) in
+    0) "${bgt[@]}" wait "$id" >>"$BOOK.reports" 2>/dev/null || true ;;
+    1)
+      "${bgt[@]}" output --follow "$id" >/dev/null 2>"$err" || rc=$?
+      pc_note_exit "$id" "$rc" "$err" "output --follow" "$BOOK"
+      ;;
+    3)
+      sleep 0.$((RANDOM % 6))
+      "${bgt[@]}" cancel --json "$id" >"$out" 2>/dev/null || true
+      pc_note_states "$out" cancel "$BOOK"
+      ;;
+  esac
 }
 
 # random_cut: LOAD_TASKS tasks started over about a second, two `list` loops,
@@ -112,7 +147,7 @@ random_cut() {
   kill "${pids[@]}" 2>/dev/null || true
   wait "${pids[@]}" 2>/dev/null || true
   TASKS=$((TASKS + LOAD_TASKS))
-  if pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "random cut $TRIALS"; then
+  if pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "random cut $TRIALS" "$BOOK.exits"; then
     rm -rf "$DIR" "$BOOK".*
   fi
 }
@@ -158,6 +193,7 @@ done
 
 crash_summary "cut_points=$CUT_POINTS random_cuts=$RANDOM_CUTS tasks=$TASKS" \
   "records_lost=$RECORDS_LOST reported_then_lost=$REPORTED_THEN_LOST" \
-  "outputs_short=$OUTPUTS_SHORT records_checked=$INV_RECORDS_CHECKED failures=$FAILURES"
+  "outputs_short=$OUTPUTS_SHORT $(pc_reports_summary)" \
+  "records_checked=$INV_RECORDS_CHECKED failures=$FAILURES"
 [ "$FAILURES" -eq 0 ] || exit 1
 echo "PASS: $CUT_POINTS cut points and $RANDOM_CUTS random cuts, nothing lost"
