@@ -73,6 +73,24 @@ run output "$ID"
 expect_rc 1 "output without an output file"
 grep -q "bgtask: error: task $ID has no output file" <<<"$err" || fail "output without an output file: $err"
 
+# A task that `cleanup` removes while `status` reads it (held at the open of
+# its output file, after it read the record) is not short of anything.
+if command -v strace >/dev/null; then
+  ID=$(bg start -- seq 1 100)
+  bg wait "$ID" >/dev/null
+  # (-P with the name as status opens it, relative to the directory.)
+  (cd / && strace -f -qq -o /dev/null -P "$ID.output" -e trace=openat \
+    -e inject=openat:delay_enter=1000000:when=1 "$BGTASK" --dir "$D" status "$ID" \
+    >"$WORK/held.out" 2>"$WORK/held.err") &
+  held=$!
+  sleep 0.5
+  bg cleanup --quiet "$ID"
+  rc=0
+  wait "$held" || rc=$?
+  [ "$rc" -eq 0 ] || fail "status of a task removed while it read it: exit $rc ($(cat "$WORK/held.err"))"
+  [ ! -s "$WORK/held.err" ] || fail "status of a task removed while it read it warned: $(cat "$WORK/held.err")"
+fi
+
 # A task that printed nothing has nothing missing.
 ID=$(bg start -- true)
 bg wait "$ID" >/dev/null

@@ -116,7 +116,11 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
       continue;
     }
     const TaskRecord record = std::move(*next++);
-    if (!warn_if_output_incomplete(open_output_file(dir, record.id).get(), record)) {
+    // No output file and no record: `cleanup` removed the task meanwhile (the
+    // record goes first), and nothing is missing.
+    const UniqueFd output = open_output_file(dir, record.id);
+    const bool removed = !output && load_record(dir, record.id).status == LoadStatus::missing;
+    if (!removed && !warn_if_output_incomplete(output.get(), record)) {
       status = static_cast<int>(ExitCode::failure);
     }
     if (json) {
