@@ -24,7 +24,7 @@ refused() {
   expect_rc 2 "$what"
   expect_error "" "$what"
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "$what: more than one line on stderr: $err"
-  ! printf '%s' "$err" | LC_ALL=C grep -q '[[:cntrl:]]' || fail "$what: raw control byte on stderr"
+  ! LC_ALL=C grep -q '[[:cntrl:]]' <<<"$err" || fail "$what: raw control byte on stderr"
   [ "${#err}" -le 600 ] || fail "$what: a ${#err}-byte message"
   [ "$before" = "$(snapshot "$D")" ] || fail "$what: the task directory changed"
 }

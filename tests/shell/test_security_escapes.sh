@@ -34,7 +34,7 @@ expect_inert() {
     fail "$1: a raw C1 byte reached the terminal"
   ! LC_ALL=C grep -qP '\xc2[\x80-\x9f]' "$f" || fail "$1: a UTF-8 C1 control reached the terminal"
   ! LC_ALL=C grep -qP '\xe2\x80[\xaa-\xae]' "$f" || fail "$1: a bidi override reached the terminal"
-  ! LC_ALL=C sed 's/\r$//' "$f" | LC_ALL=C grep -q $'\r' || fail "$1: a bare CR reached the terminal"
+  ! LC_ALL=C grep -q $'\r' <(LC_ALL=C sed 's/\r$//' "$f") || fail "$1: a bare CR reached the terminal"
 }
 
 expect_shown() {
