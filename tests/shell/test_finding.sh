@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Finding a task without its ID: the README's first session run as written,
 # @ and @last, --name, cancel --all, IDs in either case, status with an
-# unknown ID, cleanup of named tasks.
+# unknown ID, cleanup of named tasks, output --name through a pipe.
 source "$(dirname "$0")/lib.sh"
 
 # `bgtask` and a stand-in `make` on PATH, as the README assumes.
@@ -52,4 +52,44 @@ bgtask cleanup "$there" "$here" >"$WORK/cleanup.out" 2>"$WORK/cleanup.err" || fa
 [ -e "$D/$here.status.json" ] || fail "cleanup ID removed a running task"
 grep -q "$here is running; not removed" "$WORK/cleanup.err" || fail "cleanup said: $(cat "$WORK/cleanup.err")"
 bgtask cancel --quiet --all
+
+# output --name N, read through a pipe: the newest task of that name, byte
+# for byte as `output ID` prints it (no prefix; --tail and --json too).
+first=$(bgtask start --name nightly -c 'echo first run')
+bgtask wait --quiet "$first"
+rc=0
+bgtask output --follow --name nightly | cat >"$WORK/one.out" || rc=$?
+[ "$rc" -eq 0 ] && [ "$(cat "$WORK/one.out")" = "first run" ] ||
+  fail "output --follow --name of one task: rc $rc, $(cat -A "$WORK/one.out")"
+second=$(bgtask start --name nightly -c 'echo second run; printf "no newline"; exit 3')
+bgtask wait --quiet "$second" || true
+bgtask output --name nightly | cat >"$WORK/by-name.out"
+bgtask output "$second" | cat >"$WORK/by-id.out"
+printf 'second run\nno newline' | cmp -s - "$WORK/by-name.out" ||
+  fail "output --name printed $(od -c "$WORK/by-name.out")"
+cmp -s "$WORK/by-id.out" "$WORK/by-name.out" || fail "output --name and output ID differ"
+[ "$(bgtask output --name nightly --tail 1 | cat)" = "no newline" ] || fail "output --name --tail 1"
+[ "$(bgtask output --name nightly --json | jq -r .id)" = "$second" ] || fail "output --name --json is not the newest task"
+# With --follow, --name takes every task of the name; each line after its ID
+# (they share the name), and the exit status of the one that failed.
+rc=0
+bgtask output --follow --name nightly | cat >"$WORK/both.out" || rc=$?
+[ "$rc" -eq 3 ] || fail "output --follow --name of two tasks exited $rc, not 3"
+printf '%s\n' "$first| first run" "$second| second run" "$second| no newline" | cmp -s - "$WORK/both.out" ||
+  fail "output --follow --name of two tasks printed: $(cat "$WORK/both.out")"
+# One running task followed by --name streams as output --follow ID does.
+live=$(bgtask start --name live -c 'echo a; sleep 0.5; echo b')
+rc=0
+bgtask output --follow --name live | cat >"$WORK/live.out" || rc=$?
+[ "$rc" -eq 0 ] && [ "$(cat "$WORK/live.out")" = $'a\nb' ] ||
+  fail "output --follow --name of a running task: rc $rc, $(cat -A "$WORK/live.out")"
+[ "$(jq -r .state "$D/$live.status.json")" = succeeded ] || fail "the followed task did not end"
+# Usage errors: no such name; a name and an ID, or a queue, without --follow.
+for args in "--name nosuch" "--name nightly $first" "--queue q"; do
+  rc=0
+  # shellcheck disable=SC2086 # the words of args
+  bgtask output $args >/dev/null 2>"$WORK/usage.err" || rc=$?
+  [ "$rc" -eq 2 ] || fail "output $args exited $rc, not 2: $(cat "$WORK/usage.err")"
+done
+grep -q "need --follow" "$WORK/usage.err" || fail "output --queue without --follow said: $(cat "$WORK/usage.err")"
 echo "finding: ok"

@@ -25,8 +25,9 @@ grep -n "" "$WORK/out" | grep -F "alpha| one" >/dev/null || true
 # --queue and --name select the same tasks; finished tasks replay whole.
 rc=0; bg output --follow --queue batch >"$WORK/out2" || rc=$?
 [ "$rc" = 3 ] && [ "$(sort "$WORK/out2")" = "$(cat "$WORK/expected")" ] || fail "--queue: rc $rc $(cat "$WORK/out2")"
+# A selection of one task is followed as `output --follow ID`: no prefix.
 rc=0; bg output --follow --name alpha >"$WORK/out3" || rc=$?
-[ "$rc" = 0 ] && [ "$(cat "$WORK/out3")" = $'alpha| one\nalpha| two' ] || fail "--name: rc $rc $(cat "$WORK/out3")"
+[ "$rc" = 0 ] && [ "$(cat "$WORK/out3")" = $'one\ntwo' ] || fail "--name: rc $rc $(cat "$WORK/out3")"
 
 # Several IDs without --follow, an empty queue: usage errors.
 rc=0; bg output "$a" "$b" 2>/dev/null || rc=$?

@@ -67,4 +67,7 @@ for f in ID.status.json ID.output ID.lock; do
   grep -qF "$f" <<<"$files" || fail "file $f is not documented"
 done
 grep -q '^\.SS "bgtask __' "$PAGE" && fail "the page documents a hidden command"
+# `output --name N` without --follow reads one task, the newest of that name.
+grep -q 'newest task named' <<<"$(section '^\.SS "bgtask output ')" ||
+  fail "the output section does not say which task output --name N reads"
 echo ok

@@ -135,67 +135,22 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
   return status;
 }
 
-} // namespace
-
-po::options_description output_options()
+// output ID [--follow]: one task's output, then (with --follow) what it
+// writes until it ends; exits as `wait` would for it.
+int print_one(const TaskDir& dir, const std::string& id, const po::variables_map& vm, Escape escape)
 {
-  po::options_description options;
-  options.add_options()("follow,f", "keep printing new output until the task ends")(
-    "tail", po::value<std::string>(),
-    "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal")(
-    "since", po::value<std::string>()->value_name("CURSOR"),
-    "print only what was written after CURSOR")(
-    "max-bytes", po::value<std::string>()->value_name("N"),
-    "with --since/--json: at most N bytes (default 65536)")(
-    "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON");
-  add_selection_options(options);
-  return options;
-}
-
-int run_output(const GlobalOptions& global, const CommandArgs& args)
-{
-  const auto& vm = args.options;
-  const auto tail_text = optional_value<std::string>(vm, "tail");
-  const bool follow = vm.count("follow") != 0;
-  const bool selecting = vm.count("name") != 0 || vm.count("queue") != 0;
-  if (!follow && (args.operands.size() != 1 || selecting)) {
-    throw_usage(args.operands.empty() && !selecting
-                  ? "bgtask output: give a task ID"
-                  : "bgtask output: several tasks, --name and --queue need --follow");
-  }
-  const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  if (args.operands.size() != 1 || selecting) {
-    std::optional<std::size_t> tail;
-    if (tail_text) {
-      tail = value_or_usage(parse_count(*tail_text, "--tail"));
-    }
-    return follow_many(dir, select_tasks(dir, vm, args.operands), tail, escape);
-  }
-  const std::string id = resolve_task_id(dir, args.operands.front());
-  const bool slice = vm.count("since") != 0 || vm.count("json") != 0;
-  if (slice && (follow || tail_text)) {
-    throw_usage("--since and --json do not go with --follow or --tail");
-  }
-  if (!slice && vm.count("max-bytes") != 0) {
-    throw_usage("--max-bytes needs --since or --json");
-  }
-  if (slice) {
-    return print_slice(dir, id, vm);
-  }
   TaskRecord record = load_current_record(dir, id);
-
   const UniqueFd fd = open_output_file(dir, id);
   if (!fd) {
     throw Error(ExitCode::failure, "task " + id + " has no output file");
   }
   OutputCopier copier(escape);
   std::uint64_t offset = 0;
-  if (tail_text) {
+  if (const auto tail_text = optional_value<std::string>(vm, "tail")) {
     offset = find_tail_start(fd.get(), value_or_usage(parse_count(*tail_text, "--tail")));
   }
   offset = copier.copy_from(fd.get(), offset);
-  if (!follow) {
+  if (vm.count("follow") == 0) {
     copier.finish();
     return warn_if_output_incomplete(fd.get(), record) ? 0 : static_cast<int>(ExitCode::failure);
   }
@@ -219,6 +174,83 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
   copier.finish();
   warn_if_output_incomplete(fd.get(), record);
   return exit_status_of(record);
+}
+
+// Refuses, before the task directory is touched, what `output` cannot
+// read: several tasks or --queue without --follow, and no task at all.
+void check_output_usage(const po::variables_map& vm, const std::vector<std::string>& operands)
+{
+  const bool by_name = vm.count("name") != 0;
+  const bool slice = vm.count("since") != 0 || vm.count("json") != 0;
+  if (slice && (vm.count("follow") != 0 || vm.count("tail") != 0)) {
+    throw_usage("--since and --json do not go with --follow or --tail");
+  }
+  if (!slice && vm.count("max-bytes") != 0) {
+    throw_usage("--max-bytes needs --since or --json");
+  }
+  if (vm.count("follow") != 0) {
+    return; // select_tasks refuses an empty selection
+  }
+  if (vm.count("queue") != 0 || operands.size() > 1 || (by_name && !operands.empty())) {
+    throw_usage("bgtask output: several tasks and --queue need --follow");
+  }
+  if (operands.empty() && !by_name) {
+    throw_usage("bgtask output: give a task ID, @ or --name N");
+  }
+}
+
+// The tasks `output` reads: without --follow one, its ID or the newest task
+// named --name; with --follow every task the IDs, --name and --queue select.
+std::vector<std::string> output_tasks(const TaskDir& dir, const po::variables_map& vm,
+                                      const std::vector<std::string>& operands)
+{
+  const bool selecting = vm.count("name") != 0 || vm.count("queue") != 0;
+  if (operands.size() == 1 && !selecting) {
+    return {resolve_task_id(dir, operands.front())};
+  }
+  if (vm.count("follow") == 0) {
+    return {select_tasks(dir, vm, {}).back()}; // --name alone: the newest of that name
+  }
+  return select_tasks(dir, vm, operands);
+}
+
+} // namespace
+
+po::options_description output_options()
+{
+  po::options_description options;
+  options.add_options()("follow,f", "keep printing new output until the task ends")(
+    "tail", po::value<std::string>(),
+    "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal")(
+    "since", po::value<std::string>()->value_name("CURSOR"),
+    "print only what was written after CURSOR")(
+    "max-bytes", po::value<std::string>()->value_name("N"),
+    "with --since/--json: at most N bytes (default 65536)")(
+    "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON")(
+    "name", po::value<std::string>()->value_name("N"),
+    "the newest task named N; with --follow, every task named N")(
+    "queue", po::value<std::string>()->value_name("Q"), "with --follow: every task of queue Q");
+  return options;
+}
+
+int run_output(const GlobalOptions& global, const CommandArgs& args)
+{
+  const auto& vm = args.options;
+  check_output_usage(vm, args.operands);
+  const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
+  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const std::vector<std::string> ids = output_tasks(dir, vm, args.operands);
+  if (ids.size() > 1) {
+    std::optional<std::size_t> tail;
+    if (const auto tail_text = optional_value<std::string>(vm, "tail")) {
+      tail = value_or_usage(parse_count(*tail_text, "--tail"));
+    }
+    return follow_many(dir, ids, tail, escape);
+  }
+  if (vm.count("since") != 0 || vm.count("json") != 0) {
+    return print_slice(dir, ids.front(), vm);
+  }
+  return print_one(dir, ids.front(), vm, escape);
 }
 
 } // namespace bgtask

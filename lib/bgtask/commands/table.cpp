@@ -67,13 +67,15 @@ constexpr std::array<Command, 15> k_commands{{
    .handler = run_mcp},
   {.name = "output",
    .summary = "print or follow a task's output",
-   .usage = "ID [--follow] [--tail N] [--raw] | --follow ID... [--name N] [--queue Q] |\n"
-            "       ID [--since CURSOR] [--max-bytes N] [--json] [--raw]",
+   .usage = "(ID | --name N) [--follow] [--tail N] [--raw] |\n"
+            "       --follow ID... [--name N] [--queue Q] |\n"
+            "       (ID | --name N) [--since CURSOR] [--max-bytes N] [--json] [--raw]",
    .help =
-     "Prints a task's output. With --follow, streams it until the task ends and exits as\n"
-     "`wait` would; exits 141 as soon as a pipe's reader goes away (`| head -1`), and 5 on\n"
-     "Ctrl-C. With several tasks (IDs, --name, --queue) --follow interleaves their lines,\n"
-     "each after `NAME| ` (or `ID| `), until all have ended. On a terminal, control characters\n"
+     "Prints a task's output; --name N alone reads the newest task named N. With --follow,\n"
+     "streams it until the task ends and exits as `wait` would; exits 141 as soon as a pipe's\n"
+     "reader goes away (`| head -1`), and 5 on Ctrl-C. With several tasks (IDs, --name,\n"
+     "--queue) --follow interleaves their lines, each after `NAME| ` (or `ID| `), until all\n"
+     "have ended; a single one is followed without a prefix. On a terminal, control characters\n"
      "are escaped unless --raw is given. With --since or --json, prints what was written\n"
      "after CURSOR (default: the start), at most --max-bytes, and the cursor to continue\n"
      "from (in the JSON, or on stderr). Without --follow, exits 1 (with a warning) if the\n"
