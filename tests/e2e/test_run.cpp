@@ -64,11 +64,15 @@ TEST_F(RunCommand, SigquitDetachesAndLeavesTheTaskRunning)
   EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
 }
 
-TEST_F(RunCommand, DetachAfterNeverWaitsForTheTask)
+// The task runs longer than the default --detach-after (30s): `run` would
+// have detached (exit 3, no "done") without `never`.
+TEST_F(RunCommand, DetachAfterNeverFollowsPastTheDefaultDetachTime)
 {
-  const Result result = bg({"run", "--detach-after", "never", "-c", "sleep 0.3; echo done"});
+  const Result result =
+    bg({"run", "--detach-after", "never", "-c", "echo started; sleep 32; echo done"});
   EXPECT_EQ(result.exit_code, 0) << result;
-  EXPECT_EQ(result.out, "done\n");
+  EXPECT_EQ(result.out, "started\ndone\n");
+  EXPECT_EQ(result.err.find("detached"), std::string::npos) << result;
 }
 
 TEST_F(RunCommand, PassesControlCharactersThroughUnlessAskedToEscape)

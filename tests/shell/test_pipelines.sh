@@ -9,10 +9,18 @@ source "$(dirname "$0")/lib.sh"
 server=$(bg start --name server -c 'echo booting; echo Listening on 8080; sleep 60')
 
 # `grep -m1` exits after the match: the follower must notice at once, not at
-# the task's next write (a minute away). timeout 30 stands for "never".
-rc=0
-line=$(timeout 30 "$BGTASK" --dir "$D" output --follow "$server" | grep -m1 Listening) || rc=$? # sigpipe-ok: the test
-[ "$line" = "Listening on 8080" ] || fail "grep -m1 read '$line'"
+# the task's next write (a minute away), and exit 141 as `tail -f` would.
+# timeout 30 stands for "never"; 3 s is a generous "at once".
+set +o pipefail
+began=$(date +%s%N)
+timeout 30 "$BGTASK" --dir "$D" output --follow "$server" | grep -m1 Listening >"$WORK/grep.out" # sigpipe-ok: the test
+statuses=("${PIPESTATUS[@]}")
+took_ms=$((($(date +%s%N) - began) / 1000000))
+set -o pipefail
+[ "$(cat "$WORK/grep.out")" = "Listening on 8080" ] || fail "grep -m1 read '$(cat "$WORK/grep.out")'"
+[ "${statuses[*]}" = "141 0" ] || fail "output --follow | grep -m1 exited ${statuses[*]}, not 141 0" # sigpipe-ok: text
+[ "$took_ms" -lt 3000 ] || fail "output --follow | grep -m1 took ${took_ms} ms while the task was silent" # sigpipe-ok: text
+[ "$(field "$server" .state)" = running ] || fail "the task did not keep running"
 rc=0
 timeout 30 "$BGTASK" --dir "$D" output --follow "$server" 2>"$WORK/follow.err" | head -1 >"$WORK/head.out" || # sigpipe-ok: the test
   rc=$?
@@ -91,10 +99,22 @@ for kind in silent chatty; do
   ! kill -0 "$child" 2>/dev/null || fail "the command of run ($kind) still runs"
 done
 
-# On a terminal (stdout and stderr the same pty) the status line is drawn.
-printf -v quoted '%q ' "$BGTASK" --dir "$D" run -c 'echo one; sleep 2.5; echo two'
+# On a terminal (stdout and stderr the same pty) the status line is drawn,
+# and the command's bytes reach the terminal as it wrote them: a progress
+# bar's \r and a colour, not \x0d and \x1b[32m (the pty turns \n into \r\n).
+drawn=$(printf 'a\r50%%\033[32mok\033[0m\r\n')
+printf -v quoted '%q ' "$BGTASK" --dir "$D" run -c "printf 'a\\r50%%\\033[32mok\\033[0m\\n'; sleep 2.5; echo two"
 timeout -s KILL 30 script -qfec "$quoted" "$WORK/tty.log" </dev/null >/dev/null 2>&1 || fail "run in a pty failed"
 grep -a "Ctrl-C cancels" "$WORK/tty.log" >/dev/null || fail "no status line on a terminal: $(cat -v "$WORK/tty.log")"
+LC_ALL=C grep -aF "$drawn" "$WORK/tty.log" >/dev/null ||
+  fail "run on a terminal did not pass the command's bytes through: $(cat -v "$WORK/tty.log")"
+# --escape: the same bytes shown escaped, none of them raw.
+printf -v quoted '%q ' "$BGTASK" --dir "$D" run --escape -c "printf 'a\\r50%%\\033[32mok\\033[0m\\n'"
+timeout -s KILL 30 script -qfec "$quoted" "$WORK/escaped.log" </dev/null >/dev/null 2>&1 || fail "run --escape in a pty failed"
+LC_ALL=C grep -aF 'a\x0d50%\x1b[32mok\x1b[0m' "$WORK/escaped.log" >/dev/null ||
+  fail "run --escape on a terminal showed: $(cat -v "$WORK/escaped.log")"
+! LC_ALL=C grep -aF "$(printf '\033[32m')" "$WORK/escaped.log" >/dev/null ||
+  fail "run --escape let a colour through: $(cat -v "$WORK/escaped.log")"
 
 # Keys typed at a real terminal (tmux): Ctrl-C cancels the task and `run`
 # exits 130; Ctrl-\ detaches (exit 3) and the task runs on.
