@@ -29,9 +29,21 @@ leftover_pids() {
 }
 
 # kill_leftovers: KILLs the test's leftover processes until none is left (a
-# loop that forks gets a few rounds); says on stderr how many it found.
+# loop that forks gets a few rounds); says on stderr how many it found and
+# which, and leaves their number in LEFTOVERS_KILLED. A process on its way out
+# (a supervisor that has just written its final record) gets 2 s to exit
+# first.
+LEFTOVERS_KILLED=0
 kill_leftovers() {
-  local pid pids killed=0
+  local pid pids killed=0 live
+  for _ in $(seq 20); do
+    live=no
+    for pid in $(leftover_pids | sort -un); do
+      [ "$pid" != $$ ] && [ -d "/proc/$pid" ] && live=yes && break
+    done
+    [ "$live" = yes ] || return 0
+    sleep 0.1
+  done
   for _ in 1 2 3 4 5; do
     pids=()
     # (The subshell and grep that listed them are gone by now.)
@@ -39,11 +51,15 @@ kill_leftovers() {
       [ "$pid" != $$ ] && [ -d "/proc/$pid" ] && pids+=("$pid")
     done
     [ ${#pids[@]} -gt 0 ] || break
+    for pid in "${pids[@]}"; do
+      echo "$TEST_NAME: left running: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" >&2
+    done
     kill -KILL "${pids[@]}" 2>/dev/null || true
     killed=$((killed + ${#pids[@]}))
     sleep 0.1
   done
   [ "$killed" -eq 0 ] || echo "$TEST_NAME: killed $killed processes it had left running" >&2
+  LEFTOVERS_KILLED=$killed
 }
 
 # check_records: validates every task directory the test left under $WORK
@@ -58,13 +74,27 @@ check_records() {
 }
 BGTASK_TEST_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# on_exit COMMAND: runs COMMAND (eval'd, its failure ignored) when the test
+# exits, before its leftover processes are looked for: how a test stops what
+# it left running on purpose, also when it fails or skips early.
+EXIT_HOOKS=()
+on_exit() { EXIT_HOOKS+=("$1"); }
+
 cleanup_work() {
-  local rc=$?
-  # Kill whatever this test left running, then check the records it left
-  # (a passing test fails if one violates the schema), then remove the work
-  # directory unless the test failed (kept for inspection).
+  local rc=$? hook
+  for hook in "${EXIT_HOOKS[@]}"; do
+    eval "$hook" >/dev/null 2>&1 || true
+  done
+  # Kill whatever this test left running (a test that left any fails: a
+  # leak), then check the records it left (a passing test fails if one
+  # violates the schema), then remove the work directory unless the test
+  # failed (kept for inspection).
   kill_leftovers
-  local invalid=no checked=0
+  local must_fail=no checked=0
+  if [ "$LEFTOVERS_KILLED" -gt 0 ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 125 ]; }; then
+    echo "FAIL: $TEST_NAME left $LEFTOVERS_KILLED processes running (above)" >&2
+    rc=1 must_fail=yes
+  fi
   if [ "$rc" -eq 0 ]; then
     check_records || checked=$?
     case $checked in
@@ -72,7 +102,7 @@ cleanup_work() {
     1) echo "FAIL: $TEST_NAME left records that violate docs/record.schema.json" >&2 ;;
     *) echo "FAIL: $TEST_NAME: its records could not be checked (exit $checked)" >&2 ;;
     esac
-    [ "$checked" -eq 0 ] || rc=1 invalid=yes
+    [ "$checked" -eq 0 ] || rc=1 must_fail=yes
   fi
   if [ "$rc" -eq 0 ] || [ "$rc" -eq 125 ]; then
     rm -rf "$WORK"
@@ -80,7 +110,7 @@ cleanup_work() {
     echo "kept $WORK for inspection" >&2
   fi
   # (An EXIT trap keeps the script's status unless it exits itself.)
-  [ "$invalid" = no ] || exit 1
+  [ "$must_fail" = no ] || exit 1
 }
 trap cleanup_work EXIT
 

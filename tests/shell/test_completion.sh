@@ -38,6 +38,7 @@ out=$("$BGTASK" --dir "$WORK/open" __complete wait "" 2>&1) || fail "__complete 
 grep -q "__complete" <<<"$("$BGTASK" --help)" && fail "--help lists the hidden __complete command"
 
 running=$(bg start --name web -- sleep 60)
+on_exit 'bg cancel --quiet --grace 100ms "$running"'
 finished=$(bg start --name build -- true)
 bg wait "$finished" >/dev/null
 
