@@ -47,8 +47,14 @@ if [ "${BGTASK_TEST_SEAMS_BUILT:-0}" = 1 ]; then
   for _ in $(seq 100); do [ -e "/proc/$sup" ] || break; sleep 0.05; done
   state=$(BGTASK_TEST_BOOT_ID_FILE="$WORK/other-boot-id" bg status --json "$id" | jq -r ".[0].state")
   [ "$state" = lost ] || fail "the test build ignored BGTASK_TEST_BOOT_ID_FILE ('$state')"
+  # Its command outlived the supervisor (the fake boot id made it `lost`).
+  kill -KILL "$(field "$id" .child.pid)" 2>/dev/null || true
   rc=0
   BGTASK_TEST_STOP_SUPERVISOR=1 timeout 3 "$BGTASK" --dir "$D" start -- true >/dev/null || rc=$?
   [ "$rc" -eq 124 ] || fail "the test build ignored BGTASK_TEST_STOP_SUPERVISOR (exit $rc)"
+  # The supervisor that stopped itself (timeout(1) ended only `start`).
+  for pid in $(pgrep -f -- "--dir $D start -- true"); do
+    kill -KILL "$pid" 2>/dev/null || true
+  done
 fi
 echo ok
