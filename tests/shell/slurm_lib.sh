@@ -1,12 +1,20 @@
 # Helpers for the Slurm end-to-end scripts (tests/shell/test_slurm_*.sh),
 # sourced after lib.sh. `slurm_cluster MIN_JOB_AGE [SLURM_UP_OPTION...]`
 # starts a private cluster (scripts/slurm-up: single-node, or e.g.
-# `--accounting --nodes 2`) and stops it when the script exits,
-# whatever the outcome; without root, or if the daemons cannot start, the
-# test is skipped with a message saying why.
+# `--accounting --nodes 2`) and stops it when the script exits, whatever the
+# outcome. Without root, or without the Slurm packages (scripts/deps.sh
+# slurm, and slurm-accounting for --accounting), the test is skipped with a
+# message saying why; as root with the packages installed, a cluster that
+# does not start fails the test, with the daemons' logs.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CLUSTER=""
+
+# Every Slurm client the scripts call directly has a deadline, as bgtask's
+# own calls have: a controller that hangs fails the test instead of stalling it.
+for client in sbatch sacct sacctmgr scancel scontrol sinfo squeue; do
+  eval "$client() { timeout 30 $client \"\$@\"; }"
+done
 
 stop_cluster() {
   local rc=$?
@@ -22,14 +30,39 @@ stop_cluster() {
   cleanup_work
 }
 
+# missing_slurm_programs [--accounting]: the programs a cluster needs that
+# are not installed, one a line.
+missing_slurm_programs() {
+  local program programs=(/usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd sbatch sinfo
+    scontrol squeue sacct scancel)
+  if [ "${1:-}" = --accounting ]; then
+    programs+=(/usr/sbin/slurmdbd mariadbd mariadb-install-db mariadb-admin mariadb sacctmgr)
+  fi
+  for program in "${programs[@]}"; do
+    command -v "$program" >/dev/null || echo "$program"
+  done
+}
+
 slurm_cluster() {
   [ "$(id -u)" -eq 0 ] || skip "Slurm tests need root to start munged, slurmctld and slurmd"
+  local missing accounting="" option
+  for option in "$@"; do
+    [ "$option" != --accounting ] || accounting=--accounting
+  done
+  missing=$(missing_slurm_programs $accounting | paste -sd' ')
+  [ -z "$missing" ] || skip "the Slurm packages are not installed (missing: $missing;" \
+    "scripts/deps.sh slurm${accounting:+ and scripts/deps.sh slurm-accounting})"
   CLUSTER=$(mktemp -d /tmp/bgtask-slurm-cluster.XXXXXX)
   trap stop_cluster EXIT
-  local conf
-  if ! conf=$("$ROOT/scripts/slurm-up" "$CLUSTER" "$@" 2>"$WORK/slurm-up.log"); then
+  local conf log
+  if ! conf=$(timeout 120 "$ROOT/scripts/slurm-up" "$CLUSTER" "$@" 2>"$WORK/slurm-up.log"); then
     cat "$WORK/slurm-up.log" >&2
-    skip "could not start a local Slurm cluster (see above)"
+    for log in "$CLUSTER"/log/*; do
+      [ -s "$log" ] || continue
+      echo "--- the end of $log:" >&2
+      tail -n 30 "$log" >&2
+    done
+    fail "could not start a local Slurm cluster as root with the packages installed (see above)"
   fi
   eval "$conf"
   echo "Slurm cluster up: $SLURM_CONF" >&2

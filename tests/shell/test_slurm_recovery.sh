@@ -84,9 +84,7 @@ grep -q "no longer knows job 424242" <<<"$(jq -r '.[0].error' <<<"$records")" ||
 echo "-- the controller stops: records stay, a warning, no hang"
 local_task=$(bg start -- true)
 until_task "$survivor" running
-controller=$(cat "$CLUSTER/run/slurmctld.pid")
-kill "$controller"
-while kill -0 "$controller" 2>/dev/null; do sleep 0.1; done
+stop_daemon slurmctld
 export BGTASK_SLURM_TIMEOUT=2s
 # scontrol alone would take about 18 s to give up: a 12 s bound shows
 # bgtask's own deadline applies.

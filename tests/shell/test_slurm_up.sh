@@ -2,7 +2,9 @@
 # scripts/slurm-up when a daemon fails, at once or after it started: exits 1
 # with a message naming the daemon and showing its log, and stops the daemons
 # it had already started (munged, slurmctld). The failing slurmd is a stand-in
-# next to the real munged and slurmctld (SLURM_UP_SBIN).
+# next to the real munged and slurmctld (SLURM_UP_SBIN). A Slurm test whose
+# cluster does not start (as root, the packages installed) fails, showing
+# the daemons' logs, instead of being skipped.
 source "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || skip "slurm-up needs root to start munged and slurmctld"
@@ -50,4 +52,22 @@ for how in exits dies; do
   left=$(alive_of "$cluster")
   [ -z "$left" ] || fail "slurmd that $how: still running: $(ps -o pid=,args= -p "${left//$'\n'/,}")"
 done
+# A test script whose cluster cannot start: slurm_cluster fails it (exit 1, not the skip 125).
+cat >"$WORK/test_cluster_fails.sh" <<SCRIPT
+source "$ROOT/tests/shell/lib.sh"
+source "$ROOT/tests/shell/slurm_lib.sh"
+slurm_cluster 60
+echo "the test went on without a cluster"
+SCRIPT
+rc=0
+SLURM_UP_SBIN="$WORK/sbin-exits" timeout 180 bash "$WORK/test_cluster_fails.sh" \
+  >"$WORK/cluster_fails.out" 2>&1 || rc=$?
+out=$(cat "$WORK/cluster_fails.out")
+# It keeps the failed cluster's logs for inspection: not this one's.
+kept=$(sed -n 's|^kept the cluster.s logs in \(/tmp/bgtask-slurm-cluster\.[A-Za-z0-9]*\)/log$|\1|p' <<<"$out")
+[ -z "$kept" ] || rm -rf "$kept"
+[ "$rc" -eq 1 ] || fail "a test whose cluster did not start exited $rc: $out"
+grep -qF "could not start a local Slurm cluster" <<<"$out" || fail "no failure message: $out"
+grep -qF "(stand-in)" <<<"$out" || fail "the daemon's log was not shown: $out"
+! grep -q "went on" <<<"$out" || fail "the test went on: $out"
 echo ok
