@@ -2,9 +2,11 @@
 # The slurm executor against a real slurmctld/slurmd: start and wait,
 # exit codes and signals, --timeout as Slurm's time limit, cancelling a
 # running and a pending job, output, environment, list mixing executors,
-# refused options. About 90 s: the time limit test needs Slurm's minimum of
-# one minute (enforced within 30 s more), so it starts first and is checked
-# last.
+# refused options (--slurm-arg prefixes of options bgtask sets, --export
+# that would keep --env values from the job), --env under --export=LIST,
+# concurrent starts racing `cleanup`. About 90 s: the time limit test needs
+# Slurm's minimum of one minute (enforced within 30 s more), so it starts
+# first and is checked last.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_lib.sh"
 slurm_cluster 300
@@ -77,8 +79,8 @@ grep -q "^$limited  running" <<<"$(bg list)" || fail "the time-limited job is no
 echo "-- options: refused combinations, a rejected submission, \$BGTASK_EXECUTOR"
 expect_usage() {
   local rc=0
-  bg "$@" >/dev/null 2>&1 || rc=$?
-  [ "$rc" -eq 2 ] || fail "bgtask $* exited $rc, expected 2"
+  bg "$@" >/dev/null 2>"$WORK/usage.err" || rc=$?
+  [ "$rc" -eq 2 ] || fail "bgtask $* exited $rc, expected 2 ($(cat "$WORK/usage.err"))"
 }
 expect_usage start --partition debug -- true
 expect_usage start --executor slurm --max-output 1M -- true
@@ -92,6 +94,33 @@ grep -q "sbatch refused the job" "$WORK/refused.err" || fail "message: $(cat "$W
 from_env=$(BGTASK_EXECUTOR=slurm bg start -- true)
 [ "$(field "$from_env" .executor)" = slurm ] || fail "\$BGTASK_EXECUTOR ignored"
 bg wait "$from_env" >/dev/null
+
+echo "-- --slurm-arg: every prefix sbatch would accept of an option bgtask sets is refused"
+for arg in --ar=1-3 --arr=1-3 --wr=true --ou=/tmp/x --cl=other -Ho/tmp/x; do
+  expect_usage start --executor slurm "--slurm-arg=$arg" -- true
+done
+
+echo "-- --env values reach the job under --export LIST, in one word or two; NONE is refused"
+listed=$(bg start --executor slurm --env TOKEN=t0k3n --slurm-arg=--export=HOME \
+  -c 'echo "token=${TOKEN:-missing}"')
+two_words=$(bg start --executor slurm --env TOKEN=t0k3n --slurm-arg=--export --slurm-arg=HOME \
+  -c 'echo "token=${TOKEN:-missing}"')
+for id in "$listed" "$two_words"; do
+  bg wait "$id" >/dev/null || fail "wait exited $?"
+  grep -qx "token=t0k3n" "$D/$id.output" || fail "output of $id: $(cat "$D/$id.output")"
+done
+! grep -rq t0k3n "$D"/*.status.json || fail "an --env value was stored in a record"
+expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--export=NONE -- true
+grep -q "export=NONE" "$WORK/usage.err" || fail "message: $(cat "$WORK/usage.err")"
+# sbatch reads `--export NONE` as --export=NONE.
+expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--export --slurm-arg=NONE -- true
+grep -q "export NONE" "$WORK/usage.err" || fail "message: $(cat "$WORK/usage.err")"
+expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--export --slurm-arg=nil,HOME -- true
+# A prefix gets no --env names added (sbatch 22.05 finds it ambiguous with
+# --export-file; an sbatch without that option would take it).
+expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--exp=NONE -- true
+expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--expor=HOME -- true
+grep -q "in full" "$WORK/usage.err" || fail "message: $(cat "$WORK/usage.err")"
 
 echo "-- --timeout becomes Slurm's time limit: timed_out"
 # Slurm checks time limits every 30 s: the job ends 60 to 90 s after it started.

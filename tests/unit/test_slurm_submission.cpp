@@ -180,6 +180,32 @@ TEST(SbatchArguments, LetsEnvValuesThroughARestrictedExport)
   EXPECT_LT(position(bgtask::sbatch_arguments(request, "/o"), "--export=ALL,X=1"), args.size());
 }
 
+TEST(SbatchArguments, ReadsExportAsTwoWordsAndByPrefix)
+{
+  const bgtask::SlurmArgContext env{false, true, false};
+  // sbatch takes `--export NONE` as --export=NONE.
+  EXPECT_THROW(bgtask::check_slurm_args({"--export", "NONE"}, env), bgtask::Error);
+  EXPECT_THROW(bgtask::check_slurm_args({"--mem=1G", "--export", "nil,X=1"}, env), bgtask::Error);
+  EXPECT_NO_THROW(bgtask::check_slurm_args({"--export", "HOME"}, env));
+  EXPECT_NO_THROW(bgtask::check_slurm_args({"--export", "NONE"}, {}));
+  // A prefix would get no names added: refused with --env, whatever its value.
+  for (const auto* arg : {"--exp=NONE", "--expo=HOME", "--expor=ALL"}) {
+    EXPECT_THROW(bgtask::check_slurm_args({arg}, env), bgtask::Error) << arg;
+    EXPECT_NO_THROW(bgtask::check_slurm_args({arg}, {})) << arg;
+  }
+  EXPECT_THROW(bgtask::check_slurm_args({"--exp", "HOME"}, env), bgtask::Error);
+  EXPECT_NO_THROW(bgtask::check_slurm_args({"--export-file=/f", "--exclusive"}, env));
+
+  auto request = request_for({"true"});
+  request.record.env_names = {"TOKEN"};
+  request.slurm.args = {"--export", "HOME", "--mem=1G"};
+  const auto args = bgtask::sbatch_arguments(request, "/o");
+  EXPECT_LT(position(args, "--export=HOME,TOKEN"), args.size());
+  EXPECT_EQ(position(args, "HOME"), args.size());
+  EXPECT_EQ(position(args, "--export"), args.size());
+  EXPECT_LT(position(args, "--mem=1G"), args.size());
+}
+
 TEST(SlurmFilePattern, EscapesPercentSigns)
 {
   EXPECT_EQ(bgtask::slurm_file_pattern("/a/b.output"), "/a/b.output");

@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 
 namespace bgtask {
 
@@ -65,13 +66,36 @@ std::string first_export_item(std::string_view value)
   return item;
 }
 
+// True if `arg` is sbatch's --export option (`--export=VALUE` or `--export`
+// with the value in the next word) or a prefix of it that names no option
+// but --export and --export-file (`--exp`: sbatch 22.05 finds it
+// ambiguous, a version without --export-file would not).
+bool names_export(std::string_view arg)
+{
+  const auto name = long_name_of(arg);
+  return name.size() >= 3 && std::string_view("export").starts_with(name);
+}
+
+// The value of the --export option `args[at]`: after its `=`, else the next
+// word (nullopt if there is none: sbatch refuses that).
+std::optional<std::string_view> export_value(const std::vector<std::string>& args, std::size_t at)
+{
+  const std::string_view arg = args[at];
+  if (const auto equals = arg.find('='); equals != std::string_view::npos) {
+    return arg.substr(equals + 1);
+  }
+  if (at + 1 < args.size()) {
+    return std::string_view(args[at + 1]);
+  }
+  return std::nullopt;
+}
+
 // `--export=VALUE` with the names of --env added, so that sbatch passes
 // their values (from its own environment) to the job; VALUE as it is when
 // it exports everything already.
-std::string export_with_names(std::string_view arg, const std::vector<std::string>& env_names)
+std::string export_with_names(std::string_view value, const std::vector<std::string>& env_names)
 {
-  const std::string_view value = arg.substr(arg.find('=') + 1);
-  std::string out(arg);
+  std::string out = "--export=" + std::string(value);
   if (first_export_item(value) == "ALL") {
     return out;
   }
@@ -79,6 +103,49 @@ std::string export_with_names(std::string_view arg, const std::vector<std::strin
     out += ',' + name;
   }
   return out;
+}
+
+// The --slurm-arg values as sbatch gets them: verbatim, but a full
+// `--export=VALUE` or `--export VALUE` becomes one `--export=VALUE,NAMES`
+// (export_with_names).
+std::vector<std::string> user_arguments(const std::vector<std::string>& args,
+                                        const std::vector<std::string>& env_names)
+{
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto value = long_name_of(args[i]) == "export" ? export_value(args, i) : std::nullopt;
+    if (!value) {
+      out.push_back(args[i]);
+      continue;
+    }
+    if (args[i].find('=') == std::string::npos) {
+      ++i; // the value's own word
+    }
+    out.push_back(export_with_names(*value, env_names));
+  }
+  return out;
+}
+
+// Throws Error(usage) if --export `args[at]` would keep --env values from
+// the job: NONE (or NIL) takes no variables, and a prefix (`--exp=HOME`)
+// gets no names added.
+void check_export_with_env(const std::vector<std::string>& args, std::size_t at)
+{
+  const auto arg = escape_for_terminal(args[at], KeepNewlines::no);
+  const auto value = export_value(args, at);
+  if (long_name_of(args[at]) != "export") {
+    throw_usage("--slurm-arg '" + arg + "': with --env, write sbatch's --export in full, so that " +
+                "bgtask can add the --env names to it");
+  }
+  const auto first = value ? first_export_item(*value) : std::string();
+  if (first == "NONE" || first == "NIL") {
+    throw_usage("--env cannot reach a job submitted with --slurm-arg '" + arg +
+                (args[at].find('=') == std::string::npos
+                   ? " " + escape_for_terminal(*value, KeepNewlines::no)
+                   : std::string()) +
+                "' (sbatch takes no variables with it): list the variables the job needs, "
+                "e.g. --slurm-arg=--export=HOME; --env adds its own names");
+  }
 }
 
 std::string join_colon(const std::vector<std::string>& parts)
@@ -197,10 +264,8 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   if (const auto memory = record.options.limits.memory_max) {
     args.push_back("--mem=" + slurm_memory(*memory));
   }
-  for (const auto& arg : request.slurm.args) {
-    args.push_back(long_name_of(arg) == "export" && arg.find('=') != std::string::npos
-                     ? export_with_names(arg, record.env_names)
-                     : arg);
+  for (auto& arg : user_arguments(request.slurm.args, record.env_names)) {
+    args.push_back(std::move(arg));
   }
   if (!request.slurm.after_jobs.empty()) {
     args.push_back("--dependency=afterok:" + join_colon(request.slurm.after_jobs));
@@ -240,7 +305,8 @@ bool names_option(std::string_view arg, std::string_view long_name, char short_n
 
 void check_slurm_args(const std::vector<std::string>& args, const SlurmArgContext& context)
 {
-  for (const auto& arg : args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& arg = args[i];
     for (const auto& option : k_reserved) {
       if (names_option(arg, option.long_name, option.short_name)) {
         throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) +
@@ -258,15 +324,8 @@ void check_slurm_args(const std::vector<std::string>& args, const SlurmArgContex
       throw_usage("--slurm-arg '" + escape_for_terminal(arg, KeepNewlines::no) +
                   "': with --memory-max, bgtask sets --mem itself");
     }
-    const auto equals = arg.find('=');
-    if (context.has_env && long_name_of(arg) == "export" && equals != std::string::npos) {
-      const auto first = first_export_item(std::string_view(arg).substr(equals + 1));
-      if (first == "NONE" || first == "NIL") {
-        throw_usage("--env cannot reach a job submitted with --slurm-arg '" +
-                    escape_for_terminal(arg, KeepNewlines::no) +
-                    "' (sbatch takes no variables with it): list the variables the job needs, "
-                    "e.g. --slurm-arg=--export=HOME; --env adds its own names");
-      }
+    if (context.has_env && names_export(arg)) {
+      check_export_with_env(args, i);
     }
   }
 }

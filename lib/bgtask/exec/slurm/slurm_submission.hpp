@@ -69,8 +69,8 @@ std::string slurm_array_script(const LaunchRequest& request,
 // sbatch's arguments for a task whose output goes to `output_path` (absolute):
 // --export=ALL, --chdir, --time, --partition, --mem for --memory-max (in
 // whole MiB, rounded up), then --slurm-arg values verbatim (an
-// --export=LIST gets the names of --env added, so that their values still
-// reach the job), then what bgtask depends on (--array,
+// --export=LIST or `--export LIST` becomes one --export=LIST with the names
+// of --env added, so that their values still reach the job), then what bgtask depends on (--array,
 // --dependency=afterok:JOBS and --kill-on-invalid-dep=yes for --after,
 // --job-name, --parsable, --output, --error, --open-mode=append). The
 // script is read from stdin.
@@ -98,8 +98,10 @@ struct SlurmArgContext
 // bgtask's hands: --output, --error, --open-mode, --job-name, --parsable,
 // --array, --wait, --wrap, --clusters (and their short forms and
 // prefixes); --dependency and --kill-on-invalid-dep with --after;
-// --mem, --mem-per-cpu and --mem-per-gpu with --memory-max; and
-// --export=NONE with --env (its values could not reach the job).
+// --mem, --mem-per-cpu and --mem-per-gpu with --memory-max; and with
+// --env, --export=NONE (also `--export NONE`, two words), which would keep
+// its values from the job, and --export written as a prefix (`--exp=`),
+// to which bgtask adds no names.
 void check_slurm_args(const std::vector<std::string>& args, const SlurmArgContext& context);
 
 // `path` as an sbatch file name pattern: `%` doubled, since sbatch expands
