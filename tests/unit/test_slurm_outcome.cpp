@@ -2,6 +2,7 @@
 // real answers (tests/data/slurm/).
 
 #include <bgtask/core/exit_status.hpp>
+#include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
 
 #include <gtest/gtest.h>
@@ -282,6 +283,19 @@ TEST(ApplySlurmOutcome, SaysWhyACancelledOrTimedOutTaskEnded)
                            "rounded up to whole minutes");
 }
 
+TEST(ApplySlurmOutcome, NamesTheTimeLimitAsTheControllerDoesWhoeverAnswers)
+{
+  // The jobcomp log and `sacct -c` give whole minutes.
+  for (const auto& [given, shown] : std::vector<std::pair<std::string, std::string>>{
+         {"00:01:00", "00:01:00"}, {"1", "00:01:00"}, {"90", "01:30:00"}, {"1500", "1-01:00:00"}}) {
+    auto limit = job("TIMEOUT");
+    limit.time_limit = given;
+    const auto outcome = bgtask::slurm_outcome(limit);
+    ASSERT_TRUE(outcome);
+    EXPECT_EQ(outcome->reason, "Slurm time limit reached (TimeLimit=" + shown + ")") << given;
+  }
+}
+
 TEST(ApplySlurmOutcome, RecordsOutOfMemoryAsOom)
 {
   // What the controller reports for a job its cgroup killed for memory.
@@ -311,6 +325,34 @@ TEST(ApplySlurmOutcome, EndsATaskWhoseDependencyFailed)
   EXPECT_FALSE(record.started_at);
   ASSERT_TRUE(record.error);
   EXPECT_NE(record.error->find("dependency did not succeed"), std::string::npos) << *record.error;
+}
+
+TEST(FailedDependency, NamesADependencyThatFailedBeforeTheJobWasCancelled)
+{
+  const auto cancelled_at = bgtask::parse_slurm_time("2026-11-29T19:26:40");
+  ASSERT_TRUE(cancelled_at);
+  TaskRecord succeeded = queued_record();
+  succeeded.id = "0aaaaaaaaaaa";
+  succeeded.state = TaskState::succeeded;
+  succeeded.finished_at = *cancelled_at - std::chrono::seconds(5);
+  TaskRecord running = queued_record();
+  running.id = "0bbbbbbbbbbb";
+  running.state = TaskState::running;
+  TaskRecord failed = queued_record();
+  failed.id = "0ccccccccccc";
+  failed.state = TaskState::failed;
+  failed.exit_code = 3;
+  // In the same second (Slurm's times are whole seconds), a little later.
+  failed.finished_at = *cancelled_at + std::chrono::milliseconds(400);
+
+  const auto reason = bgtask::failed_dependency({succeeded, running, failed}, cancelled_at);
+  ASSERT_TRUE(reason);
+  EXPECT_EQ(reason->rfind("dependency 0ccccccccccc did not succeed: ", 0), 0u) << *reason;
+  EXPECT_TRUE(bgtask::failed_dependency({failed}, std::nullopt));
+  // Cancelled before the dependency failed: someone else cancelled it.
+  failed.finished_at = *cancelled_at + std::chrono::seconds(1);
+  EXPECT_FALSE(bgtask::failed_dependency({succeeded, running, failed}, cancelled_at));
+  EXPECT_FALSE(bgtask::failed_dependency({succeeded, running}, cancelled_at));
 }
 
 TEST(ApplySlurmOutcome, KeepsThePendingReasonWhileQueued)

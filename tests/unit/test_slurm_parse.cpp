@@ -156,12 +156,14 @@ TEST(SacctParse, ReadsTheJobcompAnswer)
 TEST(SacctParse, TakesTheFirstWordOfAStateAndTheRestOfTheLineAsName)
 {
   const auto jobs = bgtask::parse_sacct_jobs(
-    "12|CANCELLED by 0|0:0|2026-01-01T00:00:00|2026-01-01T00:00:01|n1|2026-01-01T00:00:00|name|"
-    "with|bars\n"
-    "12.batch|CANCELLED|0:15|||n1||batch\n"
+    "12|CANCELLED by 0|0:0|2026-01-01T00:00:00|2026-01-01T00:00:01|n1|2026-01-01T00:00:00|"
+    "Dependency|00:01:00|name|with|bars\n"
+    "12.batch|CANCELLED|0:15|||n1||||batch\n"
     "garbage\n");
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].state, "CANCELLED");
+  EXPECT_EQ(jobs[0].reason, "Dependency");
+  EXPECT_EQ(jobs[0].time_limit, "00:01:00");
   EXPECT_EQ(jobs[0].name, "name|with|bars");
 }
 

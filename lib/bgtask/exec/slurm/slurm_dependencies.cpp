@@ -46,4 +46,23 @@ SlurmDependencies judge_slurm_dependencies(const std::vector<TaskRecord>& depend
   return judged;
 }
 
+std::optional<std::string> failed_dependency(const std::vector<TaskRecord>& dependencies,
+                                             std::optional<TimePoint> cancelled_at)
+{
+  for (const auto& dependency : dependencies) {
+    if (!is_final(dependency.state) || dependency.state == TaskState::succeeded) {
+      continue;
+    }
+    // Slurm's times are whole seconds: the dependency's end, as recorded,
+    // is not after the second the job was cancelled in.
+    const auto ended = dependency.finished_at;
+    if (cancelled_at && (!ended || std::chrono::floor<std::chrono::seconds>(*ended) >
+                                     std::chrono::floor<std::chrono::seconds>(*cancelled_at))) {
+      continue;
+    }
+    return "dependency " + dependency.id + " did not succeed: " + outcome_text(dependency);
+  }
+  return std::nullopt;
+}
+
 } // namespace bgtask

@@ -33,4 +33,13 @@ struct SlurmDependencies
 SlurmDependencies judge_slurm_dependencies(const std::vector<TaskRecord>& dependencies,
                                            const std::string& cluster);
 
+// Why Slurm cancelled, before it ran, the job of a task that waited for
+// `dependencies` (their reconciled records), the job ending at
+// `cancelled_at` (if known): the first dependency that had ended without
+// success by then (`dependency ID did not succeed: ...`), as
+// --kill-on-invalid-dep cancels the job at once when one does. nullopt if
+// none had: the job was cancelled for another reason (scancel).
+std::optional<std::string> failed_dependency(const std::vector<TaskRecord>& dependencies,
+                                             std::optional<TimePoint> cancelled_at);
+
 } // namespace bgtask

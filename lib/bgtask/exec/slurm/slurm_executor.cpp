@@ -261,9 +261,31 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
   for (auto& record : records) {
     const auto seen = m_seen.find(record.id);
     if (!is_final(record.state) && record.slurm && seen != m_seen.end() && seen->second) {
-      record = write_outcome(dir, record, *seen->second);
+      record = write_outcome(dir, record, explain_cancelled(dir, record, *seen->second));
     }
   }
+}
+
+SlurmOutcome SlurmExecutor::explain_cancelled(const TaskDir& dir, const TaskRecord& record,
+                                              SlurmOutcome outcome)
+{
+  if (outcome.state != TaskState::cancelled || !outcome.node.empty() || record.after.empty() ||
+      record.cancel_request) {
+    return outcome;
+  }
+  std::vector<TaskRecord> dependencies;
+  try {
+    dependencies = load_slurm_dependencies(dir, record.after);
+  } catch (const Error&) {
+    return outcome; // a dependency removed meanwhile: nothing tells
+  }
+  reconcile(dir, dependencies);
+  if (const auto failed = failed_dependency(dependencies, outcome.finished_at)) {
+    outcome.state = TaskState::failed;
+    outcome.signal.reset();
+    outcome.reason = "not run: " + *failed + " (Slurm cancelled the job)";
+  }
+  return outcome;
 }
 
 bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)

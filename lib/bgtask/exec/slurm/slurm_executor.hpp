@@ -115,6 +115,15 @@ private:
 
   void remember(const std::string& task_id, std::optional<SlurmOutcome> outcome);
 
+  // `outcome` for `record`, but `failed` for a job Slurm cancelled before it
+  // ran while the task waited --after others, one of which had failed by
+  // then (failed_dependency, on the dependencies' reconciled records):
+  // accounting does not keep Slurm's reason for that cancellation
+  // (DependencyNeverSatisfied; sacct says `Dependency`), so once the
+  // controller has forgotten the job the records tell.
+  SlurmOutcome explain_cancelled(const TaskDir& dir, const TaskRecord& record,
+                                 SlurmOutcome outcome);
+
   // Notes one client call, for the budget.
   void note_call();
 

@@ -192,8 +192,8 @@ std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text)
   for (const auto line : split(text, '\n')) {
     const auto fields = split(line, '|');
     const auto elements =
-      fields.size() < 8 ? std::vector<std::string>{} : expand_array_job_ids(trim(fields[0]));
-    if (fields.size() < 8 || (!is_job_id(trim(fields[0])) && elements.empty())) {
+      fields.size() < 10 ? std::vector<std::string>{} : expand_array_job_ids(trim(fields[0]));
+    if (fields.size() < 10 || (!is_job_id(trim(fields[0])) && elements.empty())) {
       continue;
     }
     SlurmJobInfo job;
@@ -204,7 +204,9 @@ std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text)
     job.end_time = std::string(trim(fields[4]));
     job.node_list = std::string(trim(fields[5]));
     job.submit_time = std::string(trim(fields[6]));
-    const auto name_at = static_cast<std::size_t>(fields[7].data() - line.data());
+    job.reason = std::string(trim(fields[7]));
+    job.time_limit = std::string(trim(fields[8]));
+    const auto name_at = static_cast<std::size_t>(fields[9].data() - line.data());
     job.name = std::string(line.substr(name_at));
     if (job.state.empty()) {
       continue;

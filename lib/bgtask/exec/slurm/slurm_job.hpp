@@ -14,12 +14,12 @@ struct SlurmJobInfo
   std::string job_id;
   std::string name;       // JobName / Name
   std::string state;      // first word of JobState/State: RUNNING, CANCELLED, ...
-  std::string reason;     // the controller's Reason (empty from accounting)
+  std::string reason;     // Reason (accounting keeps the one of its last update, e.g. `Dependency`)
   std::string exit_code;  // `code:signal`, e.g. `3:0`, `0:9`
   std::string start_time; // as printed: `2026-11-29T19:08:53`, `Unknown`, ...
   std::string end_time;
   std::string node_list;   // NodeList (all the job's nodes); empty or `(null)` when it never ran
-  std::string time_limit;  // TimeLimit (`00:01:00`, `UNLIMITED`); empty from sacct
+  std::string time_limit;  // TimeLimit / Timelimit (`00:01:00`, `UNLIMITED`)
   std::string submit_time; // as printed, like start_time
   // From a row naming several array elements at once (`41_[3-5]`), which a
   // row of the element's own says more precisely.
@@ -47,7 +47,7 @@ std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text);
 
 // The columns bgtask asks `sacct` for, in this order (`-o` argument).
 inline constexpr std::string_view k_sacct_fields =
-  "JobID,State,ExitCode,Start,End,NodeList,Submit,JobName";
+  "JobID,State,ExitCode,Start,End,NodeList,Submit,Reason,Timelimit,JobName";
 
 // The name accounting shows for a job whose record it has not completed
 // yet (for a few seconds after it ends, longer after a database outage).

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 
@@ -47,6 +48,25 @@ std::string signal_text(int sig)
 {
   const char* abbrev = ::sigabbrev_np(sig);
   return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// A time limit as the controller and sacct print it (`00:01:00`,
+// `1-00:00:00`): the jobcomp log and `sacct -c` give whole minutes (`1`).
+std::string time_limit_text(const std::string& limit)
+{
+  const auto minutes = parse_int(limit);
+  if (!minutes) {
+    return limit;
+  }
+  char text[32];
+  const int days = *minutes / (24 * 60);
+  const int hours = *minutes / 60 % 24;
+  if (days > 0) {
+    std::snprintf(text, sizeof(text), "%d-%02d:%02d:00", days, hours, *minutes % 60);
+  } else {
+    std::snprintf(text, sizeof(text), "%02d:%02d:00", hours, *minutes % 60);
+  }
+  return text;
 }
 
 // A node list that names a node: not empty, `(null)` or `None assigned`.
@@ -215,7 +235,7 @@ std::optional<SlurmOutcome> slurm_outcome(const SlurmJobInfo& job)
     take_stop_signal(outcome, job.exit_code);
     outcome.reason = "Slurm time limit reached";
     if (!job.time_limit.empty()) {
-      outcome.reason += " (TimeLimit=" + job.time_limit + ")";
+      outcome.reason += " (TimeLimit=" + time_limit_text(job.time_limit) + ")";
     }
   } else if (state == "OUT_OF_MEMORY") {
     // ExitCode says 0:125, which is no signal: the kernel's OOM killer sends SIGKILL.
