@@ -4,7 +4,8 @@
 # running and a pending job, output, environment, list mixing executors,
 # refused options (--slurm-arg prefixes of options bgtask sets, --export
 # that would keep --env values from the job), --env under --export=LIST,
-# concurrent starts racing `cleanup`. About 90 s: the time limit test needs
+# concurrent starts racing `cleanup` (each start's first record must
+# survive). About 90 s: the time limit test needs
 # Slurm's minimum of one minute (enforced within 30 s more), so it starts
 # first and is checked last.
 source "$(dirname "$0")/lib.sh"
@@ -121,6 +122,50 @@ expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--export --slurm-a
 expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--exp=NONE -- true
 expect_usage start --executor slurm --env TOKEN=x --slurm-arg=--expor=HOME -- true
 grep -q "in full" "$WORK/usage.err" || fail "message: $(cat "$WORK/usage.err")"
+
+echo "-- starts racing cleanup: every printed ID has its record"
+# Each start's renames are held back 0.3 s (strace), so that the temp file of
+# its first record waits beside a `cleanup` that runs all the while; the
+# record is written under the task's update lock, which cleanup respects.
+if command -v strace >/dev/null; then
+  race="$WORK/race"
+  mkdir -m 700 "$race"
+  (
+    deadline=$((SECONDS + 90))
+    while [ ! -e "$WORK/race.stop" ] && [ "$SECONDS" -lt "$deadline" ]; do
+      timeout 30 "$BGTASK" --dir "$race" cleanup -q >/dev/null 2>&1 || true
+      echo ran >>"$WORK/race.cleanups"
+      sleep 0.05
+    done
+  ) &
+  cleaner=$!
+  starters=()
+  for i in $(seq 1 8); do
+    timeout 60 strace -f -qq -o /dev/null -e trace=renameat,renameat2 \
+      -e inject=renameat,renameat2:delay_enter=300000 \
+      "$BGTASK" --dir "$race" start --executor slurm -- true >"$WORK/race.$i.out" 2>"$WORK/race.$i.err" &
+    starters+=($!)
+  done
+  for i in $(seq 1 8); do
+    rc=0
+    wait "${starters[$((i - 1))]}" || rc=$?
+    [ "$rc" -eq 0 ] || fail "start $i beside cleanup exited $rc: $(cat "$WORK/race.$i.err")"
+  done
+  touch "$WORK/race.stop"
+  wait "$cleaner"
+  [ "$(grep -c . "$WORK/race.cleanups")" -ge 3 ] ||
+    fail "cleanup ran only $(grep -c . "$WORK/race.cleanups") times beside the starts"
+  for i in $(seq 1 8); do
+    id=$(cat "$WORK/race.$i.out")
+    [ -n "$id" ] || fail "start $i printed no ID"
+    [ -f "$race/$id.status.json" ] || fail "start $i printed $id, which has no record: $(ls -a "$race")"
+    [[ "$(jq -r .slurm.job_id "$race/$id.status.json")" =~ ^[0-9]+$ ]] ||
+      fail "the record of $id names no job: $(cat "$race/$id.status.json")"
+  done
+  [ "$(ls "$race" | grep -c '\.status\.json$')" -eq 8 ] || fail "records: $(ls -a "$race")"
+else
+  echo "NOTE: strace is not installed: the start/cleanup race is left out" >&2
+fi
 
 echo "-- --timeout becomes Slurm's time limit: timed_out"
 # Slurm checks time limits every 30 s: the job ends 60 to 90 s after it started.
