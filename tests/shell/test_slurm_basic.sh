@@ -92,6 +92,13 @@ refused=$(bg start --executor slurm --partition no-such-partition -- true 2>"$WO
 [ "$rc" -eq 1 ] || fail "a rejected submission exited $rc"
 [ "$(field "$refused" .state)" = failed ] || fail "a rejected submission is not recorded as failed"
 grep -q "sbatch refused the job" "$WORK/refused.err" || fail "message: $(cat "$WORK/refused.err")"
+# A --slurm-arg option without its value: sbatch refuses it, instead of taking
+# an option of bgtask's (its --job-name) as the value.
+rc=0
+dangling=$(bg start --executor slurm --slurm-arg=--comment -- true 2>"$WORK/dangling.err") || rc=$?
+[ "$rc" -eq 1 ] && [ "$(field "$dangling" .state)" = failed ] ||
+  fail "--slurm-arg=--comment: rc $rc, $(cat "$WORK/dangling.err")"
+grep -q "requires an argument" "$WORK/dangling.err" || fail "message: $(cat "$WORK/dangling.err")"
 from_env=$(BGTASK_EXECUTOR=slurm bg start -- true)
 [ "$(field "$from_env" .executor)" = slurm ] || fail "\$BGTASK_EXECUTOR ignored"
 bg wait "$from_env" >/dev/null

@@ -79,18 +79,22 @@ TEST(SlurmBatchScript, RefusesACommandNameStartingWithADash)
   EXPECT_THROW(bgtask::slurm_batch_script(request_for({"-x"}), "/d", 022), bgtask::Error);
 }
 
-TEST(SbatchArguments, PutsUserArgumentsBeforeWhatBgtaskDependsOn)
+TEST(SbatchArguments, PutsUserArgumentsLast)
 {
   auto request = request_for({"true"});
   request.slurm.partition = "debug";
-  request.slurm.args = {"--mem=1G", "--job-name=mine"};
+  request.slurm.after_jobs = {"12"};
+  // `--comment` without its value: sbatch must not take a word of bgtask's as it.
+  request.slurm.args = {"--partition=other", "--mem=1G", "--comment"};
   request.timeout = std::chrono::seconds(90);
   const auto args = bgtask::sbatch_arguments(request, "/tasks/%dir/01hx2k3m4n5p.output");
   EXPECT_EQ(args.front(), "sbatch");
   EXPECT_LT(position(args, "--time=2"), args.size());
-  EXPECT_LT(position(args, "--partition=debug"), args.size());
-  EXPECT_LT(position(args, "--mem=1G"), position(args, "--job-name=bgtask-01hx2k3m4n5p"));
-  EXPECT_LT(position(args, "--job-name=mine"), position(args, "--job-name=bgtask-01hx2k3m4n5p"));
+  EXPECT_LT(position(args, "--partition=debug"), position(args, "--partition=other"));
+  EXPECT_LT(position(args, "--job-name=bgtask-01hx2k3m4n5p"), position(args, "--mem=1G"));
+  EXPECT_LT(position(args, "--open-mode=append"), position(args, "--mem=1G"));
+  EXPECT_LT(position(args, "--dependency=afterok:12"), position(args, "--mem=1G"));
+  EXPECT_EQ(args.back(), "--comment");
   EXPECT_LT(position(args, "--parsable"), args.size());
   EXPECT_LT(position(args, "--output=/tasks/%%dir/01hx2k3m4n5p.output"), args.size());
   EXPECT_LT(position(args, "--error=/tasks/%%dir/01hx2k3m4n5p.output"), args.size());

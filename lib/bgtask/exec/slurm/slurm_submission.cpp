@@ -264,9 +264,6 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   if (const auto memory = record.options.limits.memory_max) {
     args.push_back("--mem=" + slurm_memory(*memory));
   }
-  for (auto& arg : user_arguments(request.slurm.args, record.env_names)) {
-    args.push_back(std::move(arg));
-  }
   if (!request.slurm.after_jobs.empty()) {
     args.push_back("--dependency=afterok:" + join_colon(request.slurm.after_jobs));
     args.push_back("--kill-on-invalid-dep=yes");
@@ -280,6 +277,11 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   args.push_back("--output=" + output);
   args.push_back("--error=" + output);
   args.push_back("--open-mode=append");
+  // Last: an option left without its value (`--slurm-arg=--comment`) makes
+  // sbatch refuse the job instead of taking one of bgtask's options as it.
+  for (auto& arg : user_arguments(request.slurm.args, record.env_names)) {
+    args.push_back(std::move(arg));
+  }
   return args;
 }
 

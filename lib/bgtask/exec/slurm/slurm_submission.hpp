@@ -68,12 +68,15 @@ std::string slurm_array_script(const LaunchRequest& request,
 
 // sbatch's arguments for a task whose output goes to `output_path` (absolute):
 // --export=ALL, --chdir, --time, --partition, --mem for --memory-max (in
-// whole MiB, rounded up), then --slurm-arg values verbatim (an
-// --export=LIST or `--export LIST` becomes one --export=LIST with the names
-// of --env added, so that their values still reach the job), then what bgtask depends on (--array,
+// whole MiB, rounded up), what bgtask depends on (--array,
 // --dependency=afterok:JOBS and --kill-on-invalid-dep=yes for --after,
-// --job-name, --parsable, --output, --error, --open-mode=append). The
-// script is read from stdin.
+// --job-name, --parsable, --output, --error, --open-mode=append), then the
+// --slurm-arg values verbatim, last, so that they override bgtask's
+// defaults and a value-taking option given without its value cannot take
+// one of bgtask's options as it (an --export=LIST or `--export LIST`
+// becomes one --export=LIST with the names of --env added, so that their
+// values still reach the job). check_slurm_args refuses those that would
+// override what bgtask depends on. The script is read from stdin.
 std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
                                           std::string_view output_path, const SbatchJob& job = {});
 
