@@ -26,6 +26,9 @@ stop_cluster() {
       echo "kept the cluster's logs in $CLUSTER/log" >&2
     fi
   fi
+  # cleanup_work reads the status from $?; under `set -e` a failing
+  # `(exit "$rc")` would end the trap before it ran.
+  set +e
   (exit "$rc")
   cleanup_work
 }

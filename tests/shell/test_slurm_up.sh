@@ -63,9 +63,11 @@ rc=0
 SLURM_UP_SBIN="$WORK/sbin-exits" timeout 180 bash "$WORK/test_cluster_fails.sh" \
   >"$WORK/cluster_fails.out" 2>&1 || rc=$?
 out=$(cat "$WORK/cluster_fails.out")
-# It keeps the failed cluster's logs for inspection: not this one's.
-kept=$(sed -n 's|^kept the cluster.s logs in \(/tmp/bgtask-slurm-cluster\.[A-Za-z0-9]*\)/log$|\1|p' <<<"$out")
-[ -z "$kept" ] || rm -rf "$kept"
+# It keeps the failed cluster's logs and its work directory for inspection: not these.
+for kept in $(sed -n -e 's|^kept the cluster.s logs in \(/tmp/bgtask-slurm-cluster\.[A-Za-z0-9]*\)/log$|\1|p' \
+  -e 's|^kept \(/tmp/bgtask-test_cluster_fails\.[A-Za-z0-9]*\) for inspection$|\1|p' <<<"$out"); do
+  rm -rf "$kept"
+done
 [ "$rc" -eq 1 ] || fail "a test whose cluster did not start exited $rc: $out"
 grep -qF "could not start a local Slurm cluster" <<<"$out" || fail "no failure message: $out"
 grep -qF "(stand-in)" <<<"$out" || fail "the daemon's log was not shown: $out"
