@@ -20,4 +20,12 @@ bg cleanup --quiet "$id" || true
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 [ -e "$D/$id.status.json" ] || fail "cleanup removed a task whose exit hook still runs"
 [ "$elapsed_ms" -lt 4000 ] || fail "cleanup waited ${elapsed_ms} ms for a running exit hook"
+# Once the hook has ended, the supervisor is gone and cleanup removes the task
+# (and the test leaves no process behind).
+for _ in $(seq 100); do
+  bg cleanup --quiet "$id" 2>/dev/null || true
+  [ -e "$D/$id.status.json" ] || break
+  sleep 0.1
+done
+[ ! -e "$D/$id.status.json" ] || fail "cleanup kept $id after its exit hook ended"
 echo ok
