@@ -1,5 +1,6 @@
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/exec/local/local_reconcile.hpp>
+#include <bgtask/exec/local/stop_tree.hpp>
 #include <bgtask/exec/local/stop_unanswered.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/task_liveness.hpp>
@@ -13,12 +14,10 @@
 #include <bgtask/util/utf8.hpp>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
 namespace bgtask {
@@ -91,23 +90,6 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   return result;
 }
 
-void LocalExecutor::stop_orphaned(const TaskRecord& record, Milliseconds grace)
-{
-  if (signal_orphaned_processes(record, SIGTERM) == 0) {
-    return;
-  }
-  const auto kill_at = std::chrono::steady_clock::now() + grace;
-  while (std::chrono::steady_clock::now() < kill_at) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!command_alive(record)) {
-      return;
-    }
-  }
-  for (int round = 0; round < 50 && signal_orphaned_processes(record, SIGKILL) > 0; ++round) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 void LocalExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)
 {
   for (auto& record : records) {
@@ -150,10 +132,9 @@ void request_cancel(const TaskDir& dir, const TaskRecord& record, Milliseconds g
 }
 
 // Stops a task whose supervisor is gone and records it as cancelled.
-void cancel_orphan(LocalExecutor& executor, const TaskDir& dir, const TaskRecord& record,
-                   Milliseconds grace)
+void cancel_orphan(const TaskDir& dir, const TaskRecord& record, Milliseconds grace)
 {
-  executor.stop_orphaned(record, grace);
+  stop_orphaned(record, grace);
   auto lock = TaskLock::open_existing(dir, record.id);
   if (!lock || !lock->try_take_ownership()) {
     return; // removed meanwhile, or someone else is finishing it
@@ -177,7 +158,7 @@ std::optional<std::string> LocalExecutor::cancel(const TaskDir& dir, const TaskR
     return stop_unanswered(dir, record, grace, attempt);
   }
   if (record.unsupervised) {
-    cancel_orphan(*this, dir, record, grace);
+    cancel_orphan(dir, record, grace);
   } else if (attempt == CancelAttempt::first) {
     request_cancel(dir, record, grace);
   }

@@ -22,7 +22,7 @@ public:
 
   // A supervised task: records a cancel request and signals the supervisor,
   // which stops the command and writes the final record. An unsupervised
-  // one: stops what is left of it (stop_orphaned) and records it cancelled.
+  // one: stops what is left of it (stop_orphaned, stop_tree.hpp) and records it cancelled.
   // A repeat only acts on a task that has become unsupervised meanwhile;
   // an overdue or last one on a supervisor that does not answer
   // (stop_unanswered.hpp).
@@ -32,10 +32,6 @@ public:
   // nullopt: the supervisor replaces the record (seen by inotify) and its
   // exit is seen through a pidfd.
   std::optional<Milliseconds> recheck_interval() const override { return std::nullopt; }
-
-  // Stops what is left of a task whose supervisor is gone: TERM to its
-  // processes, KILL after `grace`. Returns once none is left.
-  static void stop_orphaned(const TaskRecord& record, Milliseconds grace);
 
 private:
   Reconciler m_reconcile;

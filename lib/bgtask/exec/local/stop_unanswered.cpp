@@ -1,43 +1,11 @@
+#include <bgtask/exec/local/stop_tree.hpp>
 #include <bgtask/exec/local/stop_unanswered.hpp>
-#include <bgtask/exec/local/task_liveness.hpp>
-#include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/process_info.hpp>
-#include <bgtask/proc/session_members.hpp>
 #include <bgtask/store/task_lock.hpp>
 
-#include <chrono>
 #include <csignal>
-#include <set>
-#include <thread>
 
 namespace bgtask {
-
-namespace {
-
-// Sends `sig` to the task's processes below its verified supervisor and in
-// its session. Descendants are verified twice: their pidfds are opened
-// from one scan and used only for pids a second scan still finds, so a pid
-// reused in between is never signalled. Returns how many got it.
-int signal_task_tree(const TaskRecord& record, int sig)
-{
-  const int supervisor = record.owner->pid;
-  std::vector<std::pair<int, UniqueFd>> opened;
-  for (const int pid : supervised_processes(supervisor, record.id)) {
-    opened.emplace_back(pid, open_pidfd(pid));
-  }
-  const auto again = supervised_processes(supervisor, record.id);
-  const std::set<int> still(again.begin(), again.end());
-  int signalled = 0;
-  for (const auto& [pid, pidfd] : opened) {
-    if (pidfd && still.count(pid) != 0 && send_signal(pidfd, sig) == 0) {
-      ++signalled;
-    }
-  }
-  return signalled +
-         signal_session_members(task_session(record), task_session_processes(record), sig);
-}
-
-} // namespace
 
 std::optional<std::string> stop_unanswered(const TaskDir& dir, const TaskRecord& record,
                                            Milliseconds grace, CancelAttempt attempt)
@@ -69,15 +37,8 @@ std::optional<std::string> stop_unanswered(const TaskDir& dir, const TaskRecord&
   if (!stopped && attempt != CancelAttempt::last) {
     return std::nullopt;
   }
-  int signalled = signal_task_tree(record, SIGTERM);
-  const auto kill_at = std::chrono::steady_clock::now() + grace;
-  while (signalled > 0 && std::chrono::steady_clock::now() < kill_at &&
-         signal_task_tree(record, 0) > 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  for (int round = 0; round < 50 && signal_task_tree(record, SIGKILL) > 0; ++round) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const int signalled = stop_with_grace([&](int sig) { return signal_task_tree(record, sig); },
+                                        [&] { return signal_task_tree(record, 0) > 0; }, grace);
   const bool left = signal_task_tree(record, 0) > 0;
   return "task " + record.id + " is not recorded cancelled yet: its supervisor (pid " +
          std::to_string(owner.pid) + ") " +

@@ -1,29 +1,10 @@
 #pragma once
 
-#include <bgtask/core/launch_request.hpp>
-#include <bgtask/exec/executor.hpp>
-#include <bgtask/proc/cgroup.hpp>
-#include <bgtask/store/task_lock.hpp>
-#include <bgtask/util/unique_fd.hpp>
-
-#include <sys/types.h>
+#include <bgtask/exec/local/supervisor_plan.hpp>
 
 namespace bgtask {
 
 class TaskDir;
-
-// What the forked supervisor process is handed by `start`.
-struct SupervisorPlan
-{
-  LaunchRequest request;
-  TaskLock lock;   // ownership already taken; kept for the supervisor's life
-  UniqueFd output; // `ID.output`, opened for appending
-  UniqueFd report; // write end of the pipe `start` reads the launch result from
-  mode_t caller_umask = 022;
-  Reconciler reconcile = nullptr;   // for the records a queued task waits for
-  std::optional<TaskCgroup> cgroup; // made by the supervisor itself when limits are asked for
-  UniqueFd retired_watch; // the queued wait's inotify instance, closed once the command runs
-};
 
 // Runs in the supervisor process: detaches (new session, stdio on
 // /dev/null, no other inherited descriptors), becomes a child subreaper,
@@ -35,6 +16,11 @@ struct SupervisorPlan
 // the task `lost` with the reason). In a build with test seams
 // (test_seams.hpp), BGTASK_TEST_STOP_SUPERVISOR makes it stop itself with
 // SIGSTOP right after setsid, so a tracer can attach to it alone.
+//
+// The phases are here; one attempt of the command is run by Attempts
+// (attempts.hpp) and watched by Supervision (supervision.hpp), which stops
+// its tree through SupervisedTree (stop_tree.hpp); the records it writes
+// are supervisor_records.hpp's.
 [[noreturn]] void run_supervisor(const TaskDir& dir, SupervisorPlan plan);
 
 } // namespace bgtask

@@ -69,20 +69,4 @@ bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig)
   return send_signal(pidfd, sig) == 0;
 }
 
-int signal_orphaned_processes(const TaskRecord& record, int sig)
-{
-  if (!record.child) {
-    return 0;
-  }
-  if (!record.owner) {
-    // A record without an owner names only its command: its leader, by pidfd.
-    const UniqueFd pidfd = open_pidfd(record.child->pid);
-    return pidfd && leader_alive(record) && send_signal(pidfd, sig) == 0 ? 1 : 0;
-  }
-  if (!sees_pid_namespace(record.owner->pid_ns)) {
-    return 0;
-  }
-  return signal_session_members(task_session(record), task_session_processes(record), sig);
-}
-
 } // namespace bgtask

@@ -30,9 +30,4 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock);
 // `lock`. False (nothing sent) otherwise.
 bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig);
 
-// Sends `sig` to what is left of a task whose supervisor is gone: the
-// verified members of its session (or, for a record without an owner, its
-// leader). Nothing from another pid namespace. Returns how many got it.
-int signal_orphaned_processes(const TaskRecord& record, int sig);
-
 } // namespace bgtask

@@ -1,0 +1,293 @@
+#include <bgtask/exec/local/attempts.hpp>
+#include <bgtask/exec/local/exit_hook.hpp>
+#include <bgtask/exec/local/output_holders.hpp>
+#include <bgtask/exec/local/queue_wait.hpp>
+#include <bgtask/exec/local/supervision.hpp>
+#include <bgtask/exec/local/supervisor_records.hpp>
+#include <bgtask/exec/local/task_processes.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/error.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+AttemptResult attempt_result(int status, Stopping stopping)
+{
+  AttemptResult result;
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  result.end = stopping == Stopping::cancel    ? AttemptEnd::cancelled
+               : stopping == Stopping::timeout ? AttemptEnd::timed_out
+               : result.exit_code == 0         ? AttemptEnd::succeeded
+                                               : AttemptEnd::failed;
+  return result;
+}
+
+} // namespace
+
+Attempts::Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputKeeper* capture,
+                   OutputCapture* pipe_capture, UniqueFd capture_input, Report report)
+  : m_dir(dir),
+    m_plan(plan),
+    m_signal_fd(signal_fd),
+    m_capture(capture),
+    m_pipe_capture(pipe_capture),
+    m_capture_input(std::move(capture_input)),
+    m_report(std::move(report))
+{
+}
+
+std::pair<int, Stopping> Attempts::run()
+{
+  const auto& policy = m_plan.request.record.options.retry;
+  for (m_number = 1;; ++m_number) {
+    const int status = run_one();
+    AttemptResult result = attempt_result(status, m_stopping);
+    if (result.end == AttemptEnd::failed && m_plan.cgroup &&
+        m_plan.cgroup->oom_kills() > m_oom_kills_before) {
+      result.end = AttemptEnd::oom; // the memory limit's OOM killer ended it
+    }
+    m_last = result;
+    if (!should_retry(policy, m_number, result)) {
+      return {status, m_stopping};
+    }
+    record_attempt_and_schedule(result);
+    if (!wait_before_retry()) {
+      return {status, Stopping::cancel};
+    }
+  }
+}
+
+void Attempts::apply_last(TaskRecord& record) const
+{
+  record.retry_at.reset();
+  end_pause(record);
+  if (record.options.retry && m_last) {
+    record.attempts.push_back(finished_attempt(*m_last));
+  }
+}
+
+// Where this attempt's stdout and stderr go, where the output is captured:
+// the writing end of a pipe of its own (its end of file says that no
+// process holds it any more); the supervisor closes it once the command
+// is forked. Else invalid: the command opens its own description of
+// ID.output (output_holders.hpp).
+UniqueFd Attempts::attempt_output()
+{
+  if (!m_pipe_capture) {
+    return UniqueFd();
+  }
+  if (m_number > 1) {
+    UniqueFd read_end;
+    if (!make_pipe(read_end, m_capture_input)) {
+      return UniqueFd();
+    }
+    m_pipe_capture->read_from(std::move(read_end));
+  }
+  return std::move(m_capture_input);
+}
+
+// Whether a process still holds this attempt's output (see attempt_output).
+std::function<bool()> Attempts::output_held_probe() const
+{
+  if (m_pipe_capture) {
+    return [capture = m_pipe_capture] { return capture->fd() >= 0; };
+  }
+  return [output = m_plan.output.get()] { return output_held_elsewhere(output); };
+}
+
+void Attempts::fail_before_running(const std::string& reason, int code)
+{
+  if (m_plan.cgroup) {
+    m_plan.cgroup->remove();
+  }
+  if (m_number == 1) {
+    m_report("1\n" + reason);
+    ::_exit(1);
+  }
+  TaskRecord& record = m_plan.request.record;
+  save_final_record(
+    m_dir, m_plan.lock, record,
+    [&](TaskRecord& r) {
+      r.retry_at.reset();
+      r.exit_code = code;
+      finish_record(r, TaskState::failed, reason);
+    },
+    8);
+  run_exit_hook(m_dir, m_plan.lock, record);
+  ::_exit(0);
+}
+
+// Names the forked command in the record: the first record of the task,
+// or the start of a further attempt.
+void Attempts::record_start(pid_t child)
+{
+  TaskRecord& record = m_plan.request.record;
+  const ChildIdentity identity{child, child,
+                               read_process_stat(child).value_or(ProcessStat{}).start_time};
+  m_started_at = now();
+  if (m_number > 1) {
+    update_running_record(m_dir, m_plan.lock, record, [&](TaskRecord& r) {
+      r.child = identity;
+      r.retry_at.reset();
+      end_pause(r);
+      add_event(r, "attempt_started", "attempt " + std::to_string(m_number));
+    });
+    return;
+  }
+  if (!record.owner) {
+    record.owner = this_supervisor_identity();
+  }
+  record.child = identity;
+  record.state = TaskState::running;
+  record.started_at = m_started_at;
+  record.started_clock = monotonic_now();
+  add_event(record, "started");
+  try {
+    save_started_record(m_dir, m_plan.lock, record);
+  } catch (const Error& e) {
+    ::kill(child, SIGKILL);
+    remove_unrecorded_task_files(m_dir, record.id); // nothing of it behind
+    m_report(std::string("1\n") + e.what());
+    ::_exit(1);
+  }
+}
+
+// An exec that failed ends the task as failed (126 or 127), without retries.
+void Attempts::finish_exec_failure(const PendingCommand::Failure& failure)
+{
+  const int code = failure.exit_code;
+  const auto& reason = failure.reason;
+  TaskRecord& record = m_plan.request.record;
+  if (m_plan.cgroup) {
+    m_plan.cgroup->remove();
+    record.cgroup.reset();
+  }
+  save_final_record(
+    m_dir, m_plan.lock, record,
+    [&](TaskRecord& r) {
+      r.exit_code = code;
+      finish_record(r, TaskState::failed, reason);
+    },
+    8);
+  if (m_number == 1) {
+    m_report(std::to_string(code) + "\n" + reason);
+  }
+  run_exit_hook(m_dir, m_plan.lock, record);
+  ::_exit(0);
+}
+
+int Attempts::run_one()
+{
+  // argv and environment are built before the fork.
+  UniqueFd output = attempt_output();
+  if (m_pipe_capture && !output) {
+    fail_before_running("cannot set up the command's output: " + std::string(std::strerror(errno)),
+                        1);
+  }
+  CommandImage image(m_plan.request, m_dir.path(), m_number,
+                     output ? output.get() : m_plan.output.get(), m_plan.caller_umask);
+  if (!m_pipe_capture) {
+    image.held_output_dir = m_dir.fd();
+    image.held_output_name = output_file_name(m_plan.request.record.id);
+  }
+  std::optional<PendingCommand> command;
+  try {
+    command.emplace(image);
+  } catch (const Error& e) {
+    fail_before_running(std::string("cannot start the command: ") + e.what(), 1);
+  }
+  output.close(); // the command, and whatever it starts, hold the pipe now
+  if (m_plan.cgroup) {
+    std::string error;
+    if (!m_plan.cgroup->add_process(command->pid(), error)) {
+      ::kill(command->pid(), SIGKILL);
+      ::waitpid(command->pid(), nullptr, 0);
+      fail_before_running("cannot move the command into its cgroup: " + error, 1);
+    }
+    m_oom_kills_before = m_plan.cgroup->oom_kills();
+  }
+  record_start(command->pid());
+  if (const auto failure = command->release(m_plan.request)) {
+    finish_exec_failure(*failure);
+  }
+  if (m_number == 1) {
+    m_report("0\n");
+  }
+  // What the CLI left behind goes once `start` has its answer.
+  Supervision supervision(
+    m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
+    m_number == 1 ? Supervision::TrimMemory::first_wait : Supervision::TrimMemory::no);
+  const int status = supervision.run();
+  m_stopping = supervision.stopping();
+  return status;
+}
+
+Attempt Attempts::finished_attempt(const AttemptResult& result) const
+{
+  return Attempt{m_number,         m_started_at,  now(),
+                 result.exit_code, result.signal, std::string(attempt_end_name(result.end))};
+}
+
+void Attempts::record_attempt_and_schedule(const AttemptResult& result)
+{
+  const double delay_s = m_plan.request.record.options.retry->delay_s;
+  m_retry_at = SteadyClock::now() + Milliseconds(std::llround(delay_s * 1000));
+  update_running_record(m_dir, m_plan.lock, m_plan.request.record, [&](TaskRecord& r) {
+    r.attempts.push_back(finished_attempt(result));
+    r.exit_code = result.exit_code;
+    r.signal = result.signal;
+    r.retry_at = now() + Milliseconds(std::llround(delay_s * 1000));
+    add_event(r, "retry_scheduled",
+              "attempt " + std::to_string(m_number) + " " + attempt_end_name(result.end));
+  });
+  m_last.reset();
+}
+
+// Sleeps until the next attempt is due; false if a cancel came first.
+bool Attempts::wait_before_retry()
+{
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(m_retry_at - SteadyClock::now());
+    if (left.count() <= 0) {
+      return true;
+    }
+    pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
+    if (::poll(fds, 2, static_cast<int>(std::min<std::int64_t>(left.count(), 3600000))) <= 0) {
+      continue;
+    }
+    if (fds[1].revents != 0) {
+      m_capture->drain();
+    }
+    signalfd_siginfo info{};
+    while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {
+      if (info.ssi_signo == SIGCHLD) {
+        while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+        }
+      } else if (info.ssi_signo != SIGUSR1) { // nothing runs to pause between attempts
+        return false;
+      }
+    }
+  }
+}
+
+} // namespace bgtask

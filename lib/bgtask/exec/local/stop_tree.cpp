@@ -1,0 +1,152 @@
+#include <bgtask/exec/local/stop_tree.hpp>
+#include <bgtask/exec/local/task_liveness.hpp>
+#include <bgtask/exec/local/task_processes.hpp>
+#include <bgtask/proc/cgroup.hpp>
+#include <bgtask/proc/process_info.hpp>
+#include <bgtask/proc/process_tree.hpp>
+#include <bgtask/proc/session_members.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <set>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr std::chrono::milliseconds k_stop_poll{20};
+constexpr int k_kill_rounds = 50;
+
+} // namespace
+
+int stop_with_grace(const TreeSignal& signal, const std::function<bool()>& alive,
+                    Milliseconds grace)
+{
+  const int signalled = signal(SIGTERM);
+  if (signalled == 0) {
+    return 0;
+  }
+  const auto kill_at = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < kill_at && alive()) {
+    std::this_thread::sleep_for(k_stop_poll);
+  }
+  for (int round = 0; round < k_kill_rounds && signal(SIGKILL) > 0; ++round) {
+    std::this_thread::sleep_for(k_stop_poll);
+  }
+  return signalled;
+}
+
+SupervisedTree::SupervisedTree(std::string id, pid_t leader, const TaskCgroup* cgroup)
+  : m_id(std::move(id)),
+    m_leader(leader),
+    m_cgroup(cgroup)
+{
+}
+
+void SupervisedTree::signal(int sig)
+{
+  auto pids = supervised_processes(::getpid(), m_id);
+  if (m_cgroup != nullptr) {
+    for (const int pid : m_cgroup->processes()) {
+      if (std::find(pids.begin(), pids.end(), pid) == pids.end()) {
+        pids.push_back(pid);
+      }
+    }
+  }
+  signal_processes(m_reaped ? 0 : m_leader, pids, sig);
+}
+
+void SupervisedTree::freeze(bool frozen)
+{
+  if (frozen) {
+    m_frozen_by_cgroup = m_cgroup != nullptr && m_cgroup->set_frozen(true);
+    if (!m_frozen_by_cgroup) {
+      signal(SIGSTOP);
+      signal(SIGSTOP);
+    }
+  } else if (m_frozen_by_cgroup) {
+    m_cgroup->set_frozen(false);
+  } else {
+    signal(SIGCONT);
+  }
+  m_frozen = frozen;
+}
+
+void SupervisedTree::begin_stop(Stopping why, Milliseconds grace)
+{
+  m_stopping = why;
+  signal(SIGTERM);
+  if (m_frozen) {
+    freeze(false);
+  }
+  m_kill_at = Clock::now() + grace;
+}
+
+void SupervisedTree::kill_if_due(Clock::time_point now)
+{
+  if (m_kill_at && now >= *m_kill_at) {
+    signal(SIGKILL);
+    m_kill_at.reset();
+    m_killed = true;
+  }
+}
+
+void SupervisedTree::kill_remaining_descendants()
+{
+  for (int round = 0; round < 500; ++round) {
+    const auto descendants = supervised_processes(::getpid(), m_id);
+    if (descendants.empty()) {
+      return;
+    }
+    signal_processes(0, descendants, SIGKILL);
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+int signal_task_tree(const TaskRecord& record, int sig)
+{
+  const int supervisor = record.owner->pid;
+  std::vector<std::pair<int, UniqueFd>> opened;
+  for (const int pid : supervised_processes(supervisor, record.id)) {
+    opened.emplace_back(pid, open_pidfd(pid));
+  }
+  const auto again = supervised_processes(supervisor, record.id);
+  const std::set<int> still(again.begin(), again.end());
+  int signalled = 0;
+  for (const auto& [pid, pidfd] : opened) {
+    if (pidfd && still.count(pid) != 0 && send_signal(pidfd, sig) == 0) {
+      ++signalled;
+    }
+  }
+  return signalled +
+         signal_session_members(task_session(record), task_session_processes(record), sig);
+}
+
+int signal_orphaned_processes(const TaskRecord& record, int sig)
+{
+  if (!record.child) {
+    return 0;
+  }
+  if (!record.owner) {
+    // A record without an owner names only its command: its leader, by pidfd.
+    const UniqueFd pidfd = open_pidfd(record.child->pid);
+    return pidfd && leader_alive(record) && send_signal(pidfd, sig) == 0 ? 1 : 0;
+  }
+  if (!sees_pid_namespace(record.owner->pid_ns)) {
+    return 0;
+  }
+  return signal_session_members(task_session(record), task_session_processes(record), sig);
+}
+
+void stop_orphaned(const TaskRecord& record, Milliseconds grace)
+{
+  stop_with_grace([&](int sig) { return signal_orphaned_processes(record, sig); },
+                  [&] { return command_alive(record); }, grace);
+}
+
+} // namespace bgtask

@@ -1,0 +1,227 @@
+#include <bgtask/exec/local/supervision.hpp>
+#include <bgtask/exec/local/supervisor_records.hpp>
+#include <bgtask/proc/memory_trim.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+
+#include <algorithm>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+// How often a running supervisor looks at its record for a cancel request
+// that came without a signal (from a `cancel` in another pid namespace,
+// which cannot see it): one fstatat while the record is unchanged.
+constexpr Milliseconds k_record_check{2000};
+
+} // namespace
+
+Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
+                         OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim)
+  : m_dir(dir),
+    m_plan(plan),
+    m_child(child),
+    m_signal_fd(signal_fd),
+    m_capture(capture),
+    m_removal(dir, plan.request.record.id),
+    m_output_held(std::move(output_held)),
+    m_tree(plan.request.record.id, child, plan.cgroup ? &*plan.cgroup : nullptr),
+    m_record_check_at(Clock::now() + k_record_check),
+    m_trim(trim)
+{
+}
+
+int Supervision::run()
+{
+  if (m_plan.request.timeout) {
+    m_timeout_at = Clock::now() + *m_plan.request.timeout;
+  }
+  std::optional<int> status;
+  Milliseconds hold_recheck{10};
+  for (;;) {
+    const auto now = Clock::now();
+    const bool running = m_tree.stopping() == Stopping::no;
+    if (running && !m_tree.frozen() && m_timeout_at && now >= *m_timeout_at) {
+      m_tree.begin_stop(Stopping::timeout, m_plan.request.grace);
+    }
+    m_tree.kill_if_due(now);
+    if (m_tree.stopping() == Stopping::no && now >= m_record_check_at) {
+      m_record_check_at = now + k_record_check;
+      if (cancel_requested_in_record()) {
+        m_tree.begin_stop(Stopping::cancel, requested_grace());
+      }
+    }
+    stop_if_removed(now);
+    if (status && !still_held()) {
+      break;
+    }
+    const bool timing = m_tree.stopping() == Stopping::no && !m_tree.frozen();
+    auto next = m_tree.kill_at() ? m_tree.kill_at() : (timing ? m_timeout_at : std::nullopt);
+    if (m_tree.stopping() == Stopping::no) {
+      next = std::min({next.value_or(m_record_check_at), m_record_check_at, m_removal.next_look()});
+    }
+    if (status) {
+      // Holders of the output that are not our children: no event tells
+      // when they close it, so look again, less and less often.
+      next = std::min(next.value_or(Clock::time_point::max()), now + hold_recheck);
+      hold_recheck = std::min(hold_recheck * 2, Milliseconds(500));
+    }
+    if (auto exited = wait_for_events(next)) {
+      status = exited;
+      m_tree.leader_reaped();
+    }
+  }
+  if (m_capture) {
+    m_capture->finish(); // what the command wrote before it exited
+  }
+  if (m_tree.stopping() != Stopping::no) {
+    m_tree.kill_remaining_descendants();
+  }
+  return *status;
+}
+
+// After the command's exit: whether processes still hold its output and so
+// still belong to the task. Not once the tree was KILLed: what is left of it
+// then is killed until none is left (kill_remaining_descendants), and a
+// holder elsewhere (given the descriptor) cannot be stopped by us.
+bool Supervision::still_held()
+{
+  return !m_tree.killed() && m_output_held && m_output_held();
+}
+
+// One poll for signals and output work until `next`; the command's wait
+// status once it has exited.
+std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point> next)
+{
+  const auto now = Clock::now();
+  const bool resting = now < m_capture_resume;
+  if (resting && (!next || m_capture_resume < *next)) {
+    next = m_capture_resume;
+  }
+  int wait_ms = -1;
+  if (next) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now);
+    wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
+  }
+  const int capture_fd = m_capture && !resting ? m_capture->fd() : -1;
+  pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
+  if (m_trim == TrimMemory::first_wait) {
+    m_trim = TrimMemory::no;
+    m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
+    release_unused_memory();
+  }
+  if (::poll(fds, 2, wait_ms) <= 0) {
+    return std::nullopt;
+  }
+  if (fds[1].revents != 0) {
+    m_capture->drain();
+    m_capture_resume = Clock::now() + m_capture->rest();
+  }
+  return fds[0].revents != 0 ? handle_signals() : std::nullopt;
+}
+
+std::optional<int> Supervision::handle_signals()
+{
+  signalfd_siginfo info{};
+  std::optional<int> child_status;
+  while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {
+    if (info.ssi_signo == SIGCHLD) {
+      int status = 0;
+      pid_t pid = 0;
+      while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid == m_child) {
+          child_status = status;
+        }
+      }
+    } else if (info.ssi_signo == SIGUSR1) {
+      if (m_tree.stopping() == Stopping::no) {
+        follow_pause_request();
+      }
+    } else if (m_tree.stopping() == Stopping::no) {
+      m_tree.begin_stop(Stopping::cancel, requested_grace());
+    }
+  }
+  return child_status;
+}
+
+// A task whose directory or record was deleted under it can no longer be
+// seen, waited for or cancelled: stop it as a cancel would (no retry
+// follows), and the final record, with nowhere to go, is not written.
+void Supervision::stop_if_removed(Clock::time_point now)
+{
+  if (m_tree.stopping() == Stopping::no && m_removal.removed(now)) {
+    m_tree.begin_stop(Stopping::cancel, m_plan.request.grace);
+  }
+}
+
+// True if the record, changed since the last look, holds a cancel request:
+// `cancel` writes it before it signals, and a `cancel` that cannot signal
+// (another pid namespace) relies on this.
+bool Supervision::cancel_requested_in_record()
+{
+  struct stat st
+  {
+  };
+  const auto name = status_file_name(m_plan.request.record.id);
+  if (::fstatat(m_dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      (st.st_ino == m_record_seen.st_ino && st.st_mtim.tv_sec == m_record_seen.st_mtim.tv_sec &&
+       st.st_mtim.tv_nsec == m_record_seen.st_mtim.tv_nsec)) {
+    return false;
+  }
+  m_record_seen = st;
+  const auto loaded = load_record(m_dir, m_plan.request.record.id);
+  return loaded.status == LoadStatus::ok && loaded.record.cancel_request.has_value();
+}
+
+// The grace the record's cancel request asks for, else the task's own.
+Milliseconds Supervision::requested_grace()
+{
+  const auto loaded = load_record(m_dir, m_plan.request.record.id);
+  if (loaded.status == LoadStatus::ok && loaded.record.cancel_request) {
+    const double seconds = std::clamp(loaded.record.cancel_request->grace_s, 0.0, 86400.0 * 365);
+    return Milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  }
+  return m_plan.request.grace;
+}
+
+// `pause` or `resume` changed the record's pause request: stop or continue
+// the whole tree, move the timeout by the time spent paused, and record the
+// new state (the command waits for it).
+void Supervision::follow_pause_request()
+{
+  const auto loaded = load_record(m_dir, m_plan.request.record.id);
+  if (loaded.status != LoadStatus::ok) {
+    return;
+  }
+  const bool want = loaded.record.pause.requested;
+  if (want && !m_tree.frozen()) {
+    m_tree.freeze(true);
+    m_paused_at = Clock::now();
+  } else if (!want && m_tree.frozen()) {
+    m_tree.freeze(false);
+    if (m_timeout_at) {
+      *m_timeout_at += Clock::now() - m_paused_at;
+    }
+  }
+  const bool paused = m_tree.frozen();
+  update_running_record(m_dir, m_plan.lock, m_plan.request.record, [&](TaskRecord& r) {
+    if (paused && !r.pause.paused) {
+      r.pause.paused = true;
+      r.pause.since = now();
+      add_event(r, "paused");
+    } else if (!paused && r.pause.paused) {
+      end_pause(r);
+      add_event(r, "resumed");
+    }
+    r.pause.requested = paused;
+  });
+}
+
+} // namespace bgtask

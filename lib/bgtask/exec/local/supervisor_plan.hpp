@@ -1,0 +1,27 @@
+#pragma once
+
+#include <bgtask/core/launch_request.hpp>
+#include <bgtask/exec/executor.hpp>
+#include <bgtask/proc/cgroup.hpp>
+#include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <optional>
+#include <sys/types.h>
+
+namespace bgtask {
+
+// What the forked supervisor process (supervisor.hpp) is handed by `start`.
+struct SupervisorPlan
+{
+  LaunchRequest request;
+  TaskLock lock;   // ownership already taken; kept for the supervisor's life
+  UniqueFd output; // `ID.output`, opened for appending
+  UniqueFd report; // write end of the pipe `start` reads the launch result from
+  mode_t caller_umask = 022;
+  Reconciler reconcile = nullptr;   // for the records a queued task waits for
+  std::optional<TaskCgroup> cgroup; // made by the supervisor itself when limits are asked for
+  UniqueFd retired_watch; // the queued wait's inotify instance, closed once the command runs
+};
+
+} // namespace bgtask
