@@ -1,15 +1,8 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/exec/executors.hpp>
-#include <bgtask/exec/slurm/slurm_dependencies.hpp>
-#include <bgtask/exec/slurm/slurm_executor.hpp>
+#include <bgtask/exec/slurm/slurm_array.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
-#include <bgtask/proc/cgroup.hpp>
-#include <bgtask/store/dir_lock.hpp>
-#include <bgtask/store/record_store.hpp>
-#include <bgtask/store/task_dir.hpp>
-#include <bgtask/store/task_files.hpp>
-#include <bgtask/store/task_fingerprint.hpp>
 #include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/byte_size.hpp>
 #include <bgtask/util/error.hpp>
@@ -20,9 +13,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
-#include <sys/resource.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -344,80 +335,6 @@ void add_scheduling(const po::variables_map& vm, StartPlan& plan)
   }
 }
 
-// The unfinished tasks of the directory, reconciled.
-std::vector<TaskRecord> unfinished_tasks(const TaskDir& dir)
-{
-  std::vector<TaskRecord> tasks;
-  for (const auto& id : scan_task_ids(dir)) {
-    auto loaded = load_record(dir, id);
-    if (loaded.status == LoadStatus::ok && !is_final(loaded.record.state)) {
-      tasks.push_back(std::move(loaded.record));
-    }
-  }
-  reconcile_records(dir, tasks);
-  std::erase_if(tasks, [](const TaskRecord& r) { return is_final(r.state); });
-  return tasks;
-}
-
-// Creates the `ID.lock` of a new task created now (stored in `at`), whose
-// ID sorts after `newest` (make_task_id), retrying with new IDs while one
-// is taken. Throws Error(failure) if none can be had.
-std::pair<std::string, TaskLock> new_task_lock(const TaskDir& dir, TimePoint& at,
-                                               const std::string& newest)
-{
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    at = now();
-    auto id = make_task_id(at, newest);
-    if (auto lock = TaskLock::create_owned(dir, id)) {
-      return {std::move(id), std::move(*lock)};
-    }
-  }
-  throw Error(ExitCode::failure, "cannot allocate a task ID in " + dir.path());
-}
-
-// One descriptor per element stays open until the records are written.
-void make_room_for_locks(std::size_t count)
-{
-  constexpr rlim_t spare = 64;
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
-      limit.rlim_cur >= count + spare) {
-    return;
-  }
-  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < count + spare) {
-    throw Error(ExitCode::failure, "--array: " + std::to_string(count) +
-                                     " tasks need as many open files, and this " +
-                                     "process may open only " + std::to_string(limit.rlim_max) +
-                                     " (ulimit -Hn); submit the array in smaller parts");
-  }
-  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? count + spare : limit.rlim_max;
-  ::setrlimit(RLIMIT_NOFILE, &limit);
-}
-
-// start_task for --array: one task per index, created at the same time;
-// each ID sorts after the one before, so that the IDs sort in index order.
-StartResult start_array(const TaskDir& dir, LaunchRequest request, const SlurmArraySpec& spec)
-{
-  make_room_for_locks(spec.indices.size());
-  std::vector<SlurmExecutor::ArrayTask> elements;
-  StartResult result;
-  std::string newest = newest_task_id(dir);
-  for (std::size_t i = 0; i < spec.indices.size(); ++i) {
-    TimePoint at;
-    auto [id, lock] = new_task_lock(dir, at, newest);
-    if (i == 0) {
-      request.record.created_at = at;
-    }
-    newest = id;
-    result.ids.push_back(id);
-    elements.push_back(SlurmExecutor::ArrayTask{std::move(id), std::move(lock)});
-  }
-  result.id = result.ids.front();
-  auto& slurm = dynamic_cast<SlurmExecutor&>(executor_for("slurm"));
-  result.launch = slurm.launch_array(dir, std::move(elements), std::move(request), spec);
-  return result;
-}
-
 } // namespace
 
 void add_env_options(po::options_description& options)
@@ -567,97 +484,6 @@ StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> en
     plan.array = SlurmArraySpec{{*original.slurm->array_index}, std::nullopt};
   }
   return plan;
-}
-
-StartResult start_task(const TaskDir& dir, StartPlan plan)
-{
-  auto& request = plan.request;
-  if (const auto& limits = request.record.options.limits;
-      limits.any() && request.record.executor == "local") {
-    const auto why =
-      cgroup_unavailable_reason(CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max});
-    if (!why.empty()) {
-      throw Error(ExitCode::limits_unavailable,
-                  "cannot enforce --memory-max, --pids-max or --cpu-max here: " + why +
-                    " (rlimits are no substitute: they bound each process, not the tree)");
-    }
-  }
-  request.record.after = resolve_task_ids(dir, plan.after);
-  if (request.record.executor == "slurm" && !request.record.after.empty()) {
-    load_slurm_dependencies(dir, request.record.after); // refuses local dependencies
-  }
-  const auto fingerprint = task_fingerprint(dir, request);
-  if (fingerprint) {
-    request.record.fingerprint = *fingerprint;
-  } else if (plan.dedupe) {
-    throw Error(ExitCode::failure, "--dedupe: " + fingerprint.error());
-  }
-  if (plan.slots) {
-    save_queue_settings(dir, *request.record.queue, *plan.slots);
-  }
-  std::optional<DirLock> admission;
-  if (plan.dedupe || plan.max_running) {
-    admission = DirLock::acquire(dir, k_start_lock_file);
-    const auto unfinished = unfinished_tasks(dir);
-    if (plan.dedupe) {
-      const auto same =
-        std::find_if(unfinished.begin(), unfinished.end(), [&](const TaskRecord& r) {
-          return r.fingerprint == request.record.fingerprint;
-        });
-      if (same != unfinished.end()) {
-        return StartResult{same->id, {same->id}, LaunchResult{}, true};
-      }
-    }
-    if (plan.max_running) {
-      const auto running = static_cast<std::size_t>(
-        std::count_if(unfinished.begin(), unfinished.end(),
-                      [](const TaskRecord& r) { return r.state == TaskState::running; }));
-      if (running >= *plan.max_running) {
-        throw Error(ExitCode::limit_reached,
-                    "not starting: " + std::to_string(running) + " of the tasks in " + dir.path() +
-                      " are running, and the limit is " + std::to_string(*plan.max_running) +
-                      " (--max-running or BGTASK_MAX_RUNNING)");
-      }
-    }
-  }
-  if (plan.array) {
-    return start_array(dir, std::move(request), *plan.array);
-  }
-  auto [id, lock] = new_task_lock(dir, request.record.created_at, newest_task_id(dir));
-  request.record.id = id;
-  StartResult result;
-  result.id = id;
-  result.ids = {id};
-  request.record.output.path = dir.file_path(output_file_name(result.id));
-  Executor& executor = executor_for(request.record.executor);
-  result.launch = executor.launch(dir, std::move(lock), std::move(request));
-  return result;
-}
-
-void require_durable_record(const TaskDir& dir, const StartResult& result)
-{
-  if (result.launch.exit_code == 0) {
-    return;
-  }
-  if (load_record(dir, result.id).status == LoadStatus::missing) {
-    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error);
-  }
-  if (const int error = dir.sync(); error != 0) {
-    throw Error(ExitCode::failure, "cannot start the task: " + result.launch.error +
-                                     " (and the task's record cannot be made durable: fsync of " +
-                                     dir.path() + ": " + std::strerror(error) + ")");
-  }
-}
-
-void require_launched(const StartResult& result)
-{
-  if (result.launch.exit_code != 0) {
-    throw Error(static_cast<ExitCode>(result.launch.exit_code),
-                (result.ids.size() > 1
-                   ? std::to_string(result.ids.size()) + " tasks (" + result.id + ", ...)"
-                   : "task " + result.id) +
-                  " failed to start: " + result.launch.error);
-  }
 }
 
 } // namespace bgtask

@@ -4,6 +4,7 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
+#include <bgtask/exec/start_task.hpp>
 #include <bgtask/exec/task_cancel.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>

@@ -1,6 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/commands/commands.hpp>
+#include <bgtask/exec/start_task.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>

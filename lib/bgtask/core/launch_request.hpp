@@ -19,6 +19,14 @@ struct SlurmRequest
   std::vector<std::string> after_jobs;   // job ids of the unfinished --after tasks (afterok)
 };
 
+// The indices of a Slurm job array, as sbatch reads `--array=SPEC`
+// (slurm_array.hpp parses and writes it).
+struct SlurmArraySpec
+{
+  std::vector<std::uint32_t> indices; // ascending, each once
+  std::optional<std::uint32_t> limit; // `%N`: at most N elements run at once
+};
+
 // Everything needed to run one task, beyond what its record says.
 struct LaunchRequest
 {

@@ -4,6 +4,7 @@
 #include <bgtask/store/task_lock.hpp>
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,13 @@ struct Liveness
   bool supervisor_alive = false; // the owner still holds the task
   bool command_alive = false;    // the command (or what is left of it) still runs
   bool pids_visible = true;      // this process sees the pids of the task's pid namespace
+};
+
+// A task about to be created: its ID, and its `ID.lock`, created and owned.
+struct ClaimedTask
+{
+  std::string id;
+  TaskLock lock;
 };
 
 // Whether `cancel` asks for the first time or again, after the grace period

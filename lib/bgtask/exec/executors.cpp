@@ -1,5 +1,6 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
+#include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -11,17 +12,31 @@
 
 namespace bgtask {
 
+namespace {
+
+// One instance of each per process: the Slurm executor keeps what it learnt
+// from the controller between calls (slurm_executor.hpp).
+LocalExecutor& local_executor()
+{
+  static LocalExecutor local(reconcile_record);
+  return local;
+}
+
+SlurmExecutor& slurm_executor()
+{
+  static SlurmExecutor slurm;
+  return slurm;
+}
+
+} // namespace
+
 Executor& executor_for(std::string_view name)
 {
-  // One instance of each per process: the Slurm executor keeps what it
-  // learnt from the controller between calls (slurm_executor.hpp).
-  static LocalExecutor local(reconcile_record);
-  static SlurmExecutor slurm;
   if (name == "local") {
-    return local;
+    return local_executor();
   }
   if (name == "slurm") {
-    return slurm;
+    return slurm_executor();
   }
   throw Error(ExitCode::failure, "unknown executor '" + std::string(name) + "'");
 }
@@ -29,6 +44,19 @@ Executor& executor_for(std::string_view name)
 bool is_executor_name(std::string_view name)
 {
   return name == "local" || name == "slurm";
+}
+
+void check_dependencies(const TaskDir& dir, const TaskRecord& record)
+{
+  if (record.executor == "slurm" && !record.after.empty()) {
+    load_slurm_dependencies(dir, record.after); // refuses local dependencies
+  }
+}
+
+LaunchResult launch_array(const TaskDir& dir, std::vector<ClaimedTask> elements,
+                          LaunchRequest request, const SlurmArraySpec& spec)
+{
+  return slurm_executor().launch_array(dir, std::move(elements), std::move(request), spec);
 }
 
 namespace {

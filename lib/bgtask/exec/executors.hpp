@@ -19,6 +19,16 @@ Executor& executor_for(std::string_view name);
 // True for the names executor_for knows (`local`, `slurm`).
 bool is_executor_name(std::string_view name);
 
+// Refuses --after tasks (`record.after`, resolved IDs) that the executor
+// `record` names cannot wait for: a Slurm job waits only for Slurm jobs
+// (slurm_dependencies.hpp). Throws Error(usage).
+void check_dependencies(const TaskDir& dir, const TaskRecord& record);
+
+// `start --array`: one task per element of `spec` (`elements`, in the order
+// of spec.indices), all in one Slurm job array (SlurmExecutor::launch_array).
+LaunchResult launch_array(const TaskDir& dir, std::vector<ClaimedTask> elements,
+                          LaunchRequest request, const SlurmArraySpec& spec);
+
 // Brings an unfinished record in line with reality and returns the current
 // record, through the executor its `executor` field names. Final records
 // are returned untouched. Returns only once a final state it returns is

@@ -4,6 +4,7 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_state.hpp>
+#include <bgtask/exec/start_task.hpp>
 #include <bgtask/exec/task_cancel.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/store/record_store.hpp>

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bgtask/core/launch_request.hpp>
 #include <bgtask/util/result.hpp>
 
 #include <cstddef>
@@ -20,13 +21,6 @@ inline constexpr std::size_t k_max_array_elements = 10000;
 
 // The largest index sbatch takes (its MAX_ARRAY_SIZE is 4000001).
 inline constexpr std::uint32_t k_max_array_index = 4000000;
-
-// The indices of an array, as sbatch reads `--array=SPEC`.
-struct SlurmArraySpec
-{
-  std::vector<std::uint32_t> indices; // ascending, each once
-  std::optional<std::uint32_t> limit; // `%N`: at most N elements run at once
-};
 
 // Parses sbatch's array syntax: comma-separated items, each `N`, `N-M` or
 // `N-M:STEP`, then optionally `%LIMIT` (`1-1000%50`, `0-15:4`, `1,3,7`).

@@ -198,7 +198,7 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   return submit(dir, tasks, request, script, job, cluster);
 }
 
-LaunchResult SlurmExecutor::launch_array(const TaskDir& dir, std::vector<ArrayTask> elements,
+LaunchResult SlurmExecutor::launch_array(const TaskDir& dir, std::vector<ClaimedTask> elements,
                                          LaunchRequest request, const SlurmArraySpec& spec)
 {
   if (elements.size() != spec.indices.size() || elements.empty()) {

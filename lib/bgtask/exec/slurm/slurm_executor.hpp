@@ -38,21 +38,13 @@ public:
   // may exist: its name is bgtask-ID).
   LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) override;
 
-  // A task about to be created as an element of a job array: its ID, and
-  // its `ID.lock`, created and owned.
-  struct ArrayTask
-  {
-    std::string id;
-    TaskLock lock;
-  };
-
   // `start --array`: submits one job array for `spec` and records one task
   // per element (`elements`, in the order of spec.indices), each a copy of
   // request.record with its own ID and output file and the job id
   // `ARRAYJOB_INDEX`. The job's script sends each element's output to its
   // task's `ID.output` (slurm_array_script). A rejected submission (or
   // a failed dependency) is recorded for every element, as launch does.
-  LaunchResult launch_array(const TaskDir& dir, std::vector<ArrayTask> elements,
+  LaunchResult launch_array(const TaskDir& dir, std::vector<ClaimedTask> elements,
                             LaunchRequest request, const SlurmArraySpec& spec);
 
   // A task whose first record is not written yet (launch, launch_array).
