@@ -9,7 +9,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <string_view>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -227,21 +226,6 @@ int send_signal(const UniqueFd& pidfd, int signal)
     return errno;
   }
   return 0;
-}
-
-std::string random_token()
-{
-  std::array<unsigned char, 16> bytes{};
-  if (::getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-    bytes.fill(0);
-  }
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string token;
-  for (const auto byte : bytes) {
-    token.push_back(k_hex[byte >> 4]);
-    token.push_back(k_hex[byte & 15]);
-  }
-  return token;
 }
 
 } // namespace bgtask

@@ -72,7 +72,4 @@ UniqueFd open_pidfd(int pid);
 // Sends `signal` through `pidfd`; returns 0 or errno.
 int send_signal(const UniqueFd& pidfd, int signal);
 
-// A random 128-bit token in hex, for owner instances.
-std::string random_token();
-
 } // namespace bgtask

@@ -1,6 +1,6 @@
 #include <bgtask/core/task_id.hpp>
-#include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/random_token.hpp>
 
 namespace bgtask {
 

@@ -5,6 +5,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/random_token.hpp>
 
 #include <climits>
 #include <sys/stat.h>
