@@ -3,9 +3,9 @@
 #include <bgtask/cli/completion.hpp>
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/core/task_state.hpp>
+#include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>

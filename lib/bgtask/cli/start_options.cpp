@@ -3,7 +3,7 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/slurm/slurm_array.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
-#include <bgtask/store/task_queue.hpp>
+#include <bgtask/store/queue_settings.hpp>
 #include <bgtask/util/byte_size.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/paths.hpp>

@@ -2,9 +2,9 @@
 #include <bgtask/cli/console.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/exec/executors.hpp>
+#include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/table.hpp>
 

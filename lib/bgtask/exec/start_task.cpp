@@ -3,11 +3,11 @@
 #include <bgtask/exec/start_task.hpp>
 #include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
-#include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>

@@ -23,11 +23,11 @@
 #include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>

@@ -25,7 +25,7 @@ bool must_wait_for_turn(const TaskRecord& record);
 // 2. waits until every --after task has succeeded;
 // 3. with a queue, waits until this task is the oldest of the queue's
 //    tasks waiting for a slot, fewer tasks of the queue run than it has
-//    slots, and it holds a free slot lock (task_queue.hpp).
+//    slots, and it holds a free slot lock (queue_settings.hpp).
 // It sleeps on `signal_fd` and, while it is the first of its queue's line,
 // on an inotify watch of the directory and a pidfd of each running task of
 // the queue; behind another waiter, on that waiter's pidfd alone (the

@@ -1,7 +1,7 @@
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>

@@ -3,10 +3,10 @@
 #include <bgtask/exec/local/local_reconcile.hpp>
 #include <bgtask/exec/verdict.hpp>
 #include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
-#include <bgtask/store/task_queue.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace bgtask {
 namespace {
 
-class TaskQueueFiles : public ::testing::Test
+class QueueSettingsFiles : public ::testing::Test
 {
 protected:
   void SetUp() override { m_dir.emplace(TaskDir::open((m_root / "tasks").string())); }
@@ -84,7 +84,7 @@ TEST(QueueName, FilesOfAQueueAreNeverTaskFiles)
   EXPECT_EQ(queue_settings_file_name("build"), "queue-build.json");
 }
 
-TEST_F(TaskQueueFiles, SlotsDefaultToOneAndPersist)
+TEST_F(QueueSettingsFiles, SlotsDefaultToOneAndPersist)
 {
   const auto missing = load_queue_settings(dir(), "build");
   ASSERT_TRUE(missing.has_value()) << missing.error();
@@ -100,7 +100,7 @@ TEST_F(TaskQueueFiles, SlotsDefaultToOneAndPersist)
   EXPECT_EQ(scan_queue_names(dir()), std::vector<std::string>{"build"});
 }
 
-TEST_F(TaskQueueFiles, AnUnusableSettingsFileIsCorruptAndMeansOneSlot)
+TEST_F(QueueSettingsFiles, AnUnusableSettingsFileIsCorruptAndMeansOneSlot)
 {
   for (const char* content :
        {"", "{", "[]", R"({"schema":2,"queue":"q","slots":3})",
@@ -116,7 +116,7 @@ TEST_F(TaskQueueFiles, AnUnusableSettingsFileIsCorruptAndMeansOneSlot)
   EXPECT_FALSE(load_queue_settings(dir(), "q").has_value());
 }
 
-TEST_F(TaskQueueFiles, ASlotIsHeldOnceUntilReleased)
+TEST_F(QueueSettingsFiles, ASlotIsHeldOnceUntilReleased)
 {
   auto first = DirLock::try_acquire(dir(), queue_slot_file_name("q", 0));
   ASSERT_TRUE(first.has_value());
@@ -126,7 +126,7 @@ TEST_F(TaskQueueFiles, ASlotIsHeldOnceUntilReleased)
   EXPECT_TRUE(DirLock::try_acquire(dir(), queue_slot_file_name("q", 0)).has_value());
 }
 
-TEST_F(TaskQueueFiles, CleanupRemovesAbandonedTempsOfTheDirectoryFilesOnly)
+TEST_F(QueueSettingsFiles, CleanupRemovesAbandonedTempsOfTheDirectoryFilesOnly)
 {
   const std::string key_temp = temp_file_name("fingerprint.key");
   const std::string settings_temp = temp_file_name("queue-q.json");
@@ -145,7 +145,7 @@ TEST_F(TaskQueueFiles, CleanupRemovesAbandonedTempsOfTheDirectoryFilesOnly)
   EXPECT_TRUE(fs::exists(path(task_temp)));
 }
 
-TEST_F(TaskQueueFiles, FingerprintIsKeyedStableAndSensitiveToWhatDedupeCompares)
+TEST_F(QueueSettingsFiles, FingerprintIsKeyedStableAndSensitiveToWhatDedupeCompares)
 {
   LaunchRequest request;
   request.record.command = {"sleep", "1"};
