@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <string>
 
 using bgtask::Milliseconds;
@@ -215,4 +216,14 @@ TEST(Duration, ConvertsToFloatingSeconds)
   EXPECT_DOUBLE_EQ(bgtask::to_seconds(1500ms), 1.5);
   EXPECT_DOUBLE_EQ(bgtask::to_seconds(0ms), 0.0);
   EXPECT_DOUBLE_EQ(bgtask::to_seconds(90min), 5400.0);
+}
+
+TEST(Duration, ConvertsStoredSecondsBackRoundedAndBounded)
+{
+  EXPECT_EQ(bgtask::from_seconds(5), 5000ms);
+  EXPECT_EQ(bgtask::from_seconds(0.29), 290ms); // 289.99... in binary: rounded, not cut
+  EXPECT_EQ(bgtask::from_seconds(bgtask::to_seconds(1234ms)), 1234ms);
+  EXPECT_EQ(bgtask::from_seconds(-3), 0ms);
+  EXPECT_EQ(bgtask::from_seconds(std::nan("")), 0ms);
+  EXPECT_EQ(bgtask::from_seconds(1e300), 36525 * 24h);
 }

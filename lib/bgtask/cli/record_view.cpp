@@ -6,7 +6,6 @@
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/utf8.hpp>
 
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -47,7 +46,7 @@ std::string quoted(const std::string& word)
 Milliseconds elapsed(const TaskRecord& record)
 {
   if (record.duration_s) {
-    return Milliseconds(static_cast<std::int64_t>(std::llround(*record.duration_s * 1000)));
+    return from_seconds(*record.duration_s);
   }
   if (record.started_at && !is_final(record.state)) {
     return run_time(record);
@@ -75,7 +74,7 @@ void add_line(std::string& out, std::string_view key, const std::string& value)
 
 std::string format_seconds(double seconds)
 {
-  return format_duration(Milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000))));
+  return format_duration(from_seconds(seconds));
 }
 
 // `text` cut to k_short_command_chars code points, ending in `...` if cut.

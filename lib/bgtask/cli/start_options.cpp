@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -389,9 +388,11 @@ void add_start_options(po::options_description& options)
                         "a name to show in list and to filter by")(
     "cwd", po::value<std::string>(), "directory to run the command in (default: the current one)");
   add_env_options(options);
+  const std::string grace_help = "time between TERM and KILL when stopping (default " +
+                                 std::to_string(k_default_grace.count() / 1000) + "s)";
   options.add_options()("timeout", po::value<std::string>(),
                         "stop the command after DUR (state timed_out)")(
-    "grace", po::value<std::string>(), "time between TERM and KILL when stopping (default 5s)")(
+    "grace", po::value<std::string>(), grace_help.c_str())(
     "max-output", po::value<std::string>()->value_name("SIZE"),
     "keep the first and the last SIZE/2 bytes of output (e.g. 10M; `none`; default\n"
     "$BGTASK_MAX_OUTPUT, else 64M)")(
@@ -472,9 +473,9 @@ StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> en
   request.env_additions = std::move(env);
   request.argv = original.command;
   if (original.timeout_s) {
-    request.timeout = Milliseconds(std::llround(*original.timeout_s * 1000));
+    request.timeout = from_seconds(*original.timeout_s);
   }
-  request.grace = Milliseconds(std::llround(original.grace_s * 1000));
+  request.grace = from_seconds(original.grace_s);
   request.max_output = original.options.max_output;
   request.slurm = SlurmRequest{
     original.options.partition, original.options.slurm_time, original.options.slurm_args, {}};

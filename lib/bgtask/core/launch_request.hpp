@@ -34,7 +34,7 @@ struct LaunchRequest
   std::vector<std::string> argv;          // what to execute (after `/bin/sh -c` wrapping)
   std::vector<std::string> env_additions; // K=V pairs from --env, passed to the command only
   std::optional<Milliseconds> timeout;
-  Milliseconds grace{5000};
+  Milliseconds grace = k_default_grace;
   std::optional<std::uint64_t> max_output; // --max-output: most bytes kept in ID.output
   SlurmRequest slurm;                      // used when record.executor is `slurm`
 };

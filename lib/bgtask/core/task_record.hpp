@@ -65,11 +65,15 @@ struct OutputInfo
   std::optional<std::uint64_t> dropped_at;
 };
 
+// The time between TERM and KILL when a task is stopped, unless `--grace`
+// says otherwise (a record without `grace_s` has this one).
+inline constexpr Milliseconds k_default_grace{5000};
+
 // A request by `cancel`, read by the supervisor when it is signalled.
 struct CancelRequest
 {
   TimePoint at;
-  double grace_s = 5;
+  double grace_s = to_seconds(k_default_grace);
 };
 
 // What a queued task is waiting for (commands/start.cpp, exec/local/queue_wait.hpp).
@@ -171,7 +175,7 @@ struct TaskRecord
   std::optional<TimePoint> finished_at;
   std::optional<double> duration_s;
   std::optional<double> timeout_s;
-  double grace_s = 5;
+  double grace_s = to_seconds(k_default_grace);
   std::string executor = "local";
   std::optional<OwnerIdentity> owner;
   std::optional<ChildIdentity> child;

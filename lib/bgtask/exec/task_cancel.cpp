@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 
 namespace bgtask {
 
@@ -38,7 +37,7 @@ Milliseconds grace_of(const TaskRecord& record, std::optional<Milliseconds> grac
   if (grace) {
     return *grace;
   }
-  return Milliseconds(static_cast<std::int64_t>(std::llround(record.grace_s * 1000)));
+  return from_seconds(record.grace_s);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -185,9 +186,13 @@ std::string format_duration(Milliseconds duration)
   return format_magnitude(static_cast<Count>(count));
 }
 
-double to_seconds(Milliseconds duration)
+Milliseconds from_seconds(double seconds)
 {
-  return static_cast<double>(duration.count()) / 1000.0;
+  constexpr double max_seconds = static_cast<double>(k_max_ms) / 1000.0;
+  if (!(seconds > 0)) {
+    return Milliseconds(0);
+  }
+  return Milliseconds(std::llround(std::min(seconds, max_seconds) * 1000.0));
 }
 
 } // namespace bgtask

@@ -21,6 +21,15 @@ Result<Milliseconds> parse_duration(std::string_view text);
 std::string format_duration(Milliseconds duration);
 
 // Seconds as a floating number, as stored in records (`timeout_s`, `duration_s`).
-double to_seconds(Milliseconds duration);
+constexpr double to_seconds(Milliseconds duration)
+{
+  return static_cast<double>(duration.count()) / 1000.0;
+}
+
+// Seconds as records and the MCP tools give them (`grace_s`, `timeout_s`,
+// `delay_s`) back as a duration, rounded to the nearest millisecond. A value
+// read from a file is not trusted: a negative one or NaN gives 0, one above
+// the longest duration parse_duration takes (100 years) that longest.
+Milliseconds from_seconds(double seconds);
 
 } // namespace bgtask

@@ -1,5 +1,6 @@
 #include <bgtask/cli/mcp/tool_args.hpp>
 #include <bgtask/cli/mcp/tools.hpp>
+#include <bgtask/util/duration.hpp>
 
 #include <cmath>
 
@@ -107,7 +108,7 @@ std::string seconds_text(double seconds, const char* name)
   if (seconds > 86400.0 * 3650) {
     wrong(name, "at most ten years");
   }
-  return std::to_string(std::llround(seconds * 1000)) + "ms";
+  return std::to_string(from_seconds(seconds).count()) + "ms";
 }
 
 } // namespace bgtask::mcp

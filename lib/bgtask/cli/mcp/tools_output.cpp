@@ -9,7 +9,6 @@
 #include <bgtask/store/task_dir.hpp>
 
 #include <algorithm>
-#include <cmath>
 
 namespace bgtask::mcp {
 
@@ -57,12 +56,12 @@ json::object tool_wait(const TaskDir& dir, const json::object& args)
     throw ToolArgumentError{"'until_output' and 'until_port' exclude each other"};
   }
   if (const auto idle = opt_number(args, "idle_s")) {
-    condition.idle = Milliseconds(std::llround(*idle * 1000));
+    condition.idle = from_seconds(*idle);
   }
   const double seconds =
     std::min(opt_number(args, "timeout_s").value_or(k_default_wait_s), k_max_wait_s);
-  const ConditionResult result = wait_for_condition(
-    dir, id, condition, Milliseconds(std::llround(seconds * 1000)), Interrupts::ignore);
+  const ConditionResult result =
+    wait_for_condition(dir, id, condition, from_seconds(seconds), Interrupts::ignore);
   return condition_result_to_json(result);
 }
 

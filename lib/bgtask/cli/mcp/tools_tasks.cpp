@@ -109,7 +109,7 @@ json::object tool_cancel(const TaskDir& dir, const json::object& args)
   const std::string id = resolve_task_id(dir, required_string(args, "id"));
   std::optional<Milliseconds> grace;
   if (const auto seconds = opt_number(args, "grace_s")) {
-    grace = Milliseconds(std::llround(*seconds * 1000));
+    grace = from_seconds(*seconds);
   }
   const CancelResult result = cancel_tasks(dir, {id}, grace);
   json::object answer{{"id", id},

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <poll.h>
@@ -250,13 +249,13 @@ Attempt Attempts::finished_attempt(const AttemptResult& result) const
 
 void Attempts::record_attempt_and_schedule(const AttemptResult& result)
 {
-  const double delay_s = m_plan.request.record.options.retry->delay_s;
-  m_retry_at = SteadyClock::now() + Milliseconds(std::llround(delay_s * 1000));
+  const Milliseconds delay = from_seconds(m_plan.request.record.options.retry->delay_s);
+  m_retry_at = SteadyClock::now() + delay;
   update_running_record(m_dir, m_plan.lock, m_plan.request.record, [&](TaskRecord& r) {
     r.attempts.push_back(finished_attempt(result));
     r.exit_code = result.exit_code;
     r.signal = result.signal;
-    r.retry_at = now() + Milliseconds(std::llround(delay_s * 1000));
+    r.retry_at = now() + delay;
     add_event(r, "retry_scheduled",
               "attempt " + std::to_string(m_number) + " " + attempt_end_name(result.end));
   });

@@ -185,8 +185,7 @@ Milliseconds Supervision::requested_grace()
 {
   const auto loaded = load_record(m_dir, m_plan.request.record.id);
   if (loaded.status == LoadStatus::ok && loaded.record.cancel_request) {
-    const double seconds = std::clamp(loaded.record.cancel_request->grace_s, 0.0, 86400.0 * 365);
-    return Milliseconds(static_cast<std::int64_t>(seconds * 1000));
+    return from_seconds(loaded.record.cancel_request->grace_s);
   }
   return m_plan.request.grace;
 }

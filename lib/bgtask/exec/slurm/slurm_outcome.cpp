@@ -328,8 +328,7 @@ bool apply_slurm_outcome(TaskRecord& record, const SlurmOutcome& outcome)
   if (outcome.state == TaskState::cancelled && record.cancel_request) {
     reason = "cancelled on request";
   } else if (outcome.state == TaskState::timed_out && record.timeout_s) {
-    reason += ", from --timeout " +
-              format_duration(Milliseconds(static_cast<std::int64_t>(*record.timeout_s * 1000))) +
+    reason += ", from --timeout " + format_duration(from_seconds(*record.timeout_s)) +
               " rounded up to whole minutes";
   }
   if (record.slurm) {
