@@ -187,3 +187,14 @@ TEST(FinishRecord, NeverStoresANegativeDurationFromTheWallClock)
   ASSERT_TRUE(record.duration_s.has_value());
   EXPECT_EQ(*record.duration_s, 0.0);
 }
+
+TEST(TaskStateNames, RoundTripAndListInTheOrderOfATasksLife)
+{
+  for (const auto& [state, name] : bgtask::k_task_states) {
+    EXPECT_EQ(bgtask::to_string(state), name);
+    EXPECT_EQ(bgtask::parse_task_state(name), state);
+  }
+  EXPECT_EQ(bgtask::parse_task_state("corrupt"), std::nullopt);
+  EXPECT_EQ(bgtask::task_state_names(", ", " or "),
+            "queued, running, succeeded, failed, cancelled, timed_out or lost");
+}

@@ -201,7 +201,7 @@ std::vector<std::string> parse_state_list(std::string_view text, std::string_vie
   for (const auto& state : states) {
     if (!parse_task_state(state) && (extra.empty() || state != extra)) {
       throw_usage("unknown state '" + escape_for_terminal(state, KeepNewlines::no) +
-                  "': expected queued, running, succeeded, failed, cancelled, timed_out or lost");
+                  "': expected " + task_state_names(", ", " or "));
     }
   }
   return states;

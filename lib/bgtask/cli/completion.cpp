@@ -19,13 +19,8 @@ namespace bgtask {
 
 namespace {
 
-constexpr std::array k_states{TaskState::queued, TaskState::running,   TaskState::succeeded,
-                              TaskState::failed, TaskState::cancelled, TaskState::timed_out,
-                              TaskState::lost};
-
 constexpr std::array<std::string_view, 3> k_list_formats{"table", "json", "jsonl"};
 
-constexpr std::array<std::string_view, 2> k_executors{"local", "slurm"};
 constexpr std::array<std::string_view, 1> k_retry_conditions{"timed_out"};
 
 constexpr std::size_t k_max_description_chars = 60;
@@ -269,9 +264,9 @@ std::vector<CompletionCandidate> queue_candidates(const std::optional<std::strin
 std::vector<CompletionCandidate> state_candidates(std::string_view command)
 {
   std::vector<CompletionCandidate> candidates;
-  for (const auto state : k_states) {
+  for (const auto& [state, name] : k_task_states) {
     if (command != "cleanup" || is_final(state)) {
-      candidates.push_back({std::string(to_string(state)), "state"});
+      candidates.push_back({std::string(name), "state"});
     }
   }
   if (command == "list") {
@@ -331,7 +326,7 @@ Completion complete_value(const Context& context, const CommandSpec& spec, const
     return fixed_values(k_list_formats, "output format", typed, prefix);
   }
   if (name == "executor") {
-    return fixed_values(k_executors, "executor", typed, prefix);
+    return fixed_values(k_executor_names, "executor", typed, prefix);
   }
   if (name == "retry-on") {
     return fixed_values(k_retry_conditions, "retry condition", typed, prefix);

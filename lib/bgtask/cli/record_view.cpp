@@ -89,25 +89,28 @@ std::string shortened(const std::string& text)
   return text;
 }
 
+// The SGR colour of a record that cannot be read, in `list`.
+constexpr std::string_view k_corrupt_color = "31"; // red
+
 // The SGR colour of a state in `list`.
-std::string_view state_color(std::string_view state)
+std::string_view state_color(TaskState state)
 {
-  if (state == "succeeded") {
-    return "32"; // green
-  }
-  if (state == "failed" || state == "corrupt") {
-    return "31"; // red
-  }
-  if (state == "running") {
+  switch (state) {
+  case TaskState::queued:
+    return "2"; // dim
+  case TaskState::running:
     return "36"; // cyan
-  }
-  if (state == "cancelled" || state == "timed_out") {
+  case TaskState::succeeded:
+    return "32"; // green
+  case TaskState::failed:
+    return "31"; // red
+  case TaskState::cancelled:
+  case TaskState::timed_out:
     return "33"; // yellow
-  }
-  if (state == "lost") {
+  case TaskState::lost:
     return "35"; // magenta
   }
-  return "2"; // queued: dim
+  return "2";
 }
 
 std::string painted(const std::string& text, std::string_view sgr, Color color)
@@ -174,8 +177,8 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
   if (record.state == TaskState::failed && record.reason) {
     state += " (" + *record.reason + ")";
   }
-  TableRow row{record.id, painted(state, state_color(to_string(record.state)), color),
-               exit_text(record), record.started_at ? format_local_time(*record.started_at) : "-",
+  TableRow row{record.id, painted(state, state_color(record.state), color), exit_text(record),
+               record.started_at ? format_local_time(*record.started_at) : "-",
                duration.count() >= 0 ? format_duration(duration) : "-"};
   if (columns == ListColumns::wide) {
     if (record.state == TaskState::queued && record.slurm && record.slurm->pending_reason) {
@@ -192,9 +195,8 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
 TableRow corrupt_list_row(const std::string& id, const std::string& reason, ListColumns columns,
                           Color color)
 {
-  TableRow row{id,  painted("corrupt", state_color("corrupt"), color),
-               "-", "-",
-               "-", escape_table_cell(reason)};
+  TableRow row{
+    id, painted("corrupt", k_corrupt_color, color), "-", "-", "-", escape_table_cell(reason)};
   if (columns == ListColumns::wide) {
     row.insert(row.end(), {"-", "-"});
   }

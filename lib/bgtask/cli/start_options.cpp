@@ -159,10 +159,13 @@ void choose_executor(const po::variables_map& vm, StartPlan& plan)
   LaunchRequest& request = plan.request;
   const char* env = std::getenv("BGTASK_EXECUTOR");
   const auto option = optional_value<std::string>(vm, "executor");
-  const std::string name = option ? *option : env != nullptr && *env != '\0' ? env : "local";
+  const std::string name = option                           ? *option
+                           : env != nullptr && *env != '\0' ? std::string(env)
+                                                            : std::string(k_local_executor);
   if (!is_executor_name(name)) {
     throw_usage(std::string(option ? "--executor" : "BGTASK_EXECUTOR") + ": unknown executor '" +
-                escape_for_terminal(name, KeepNewlines::no) + "' (expected local or slurm)");
+                escape_for_terminal(name, KeepNewlines::no) + "' (expected " +
+                std::string(k_local_executor) + " or " + std::string(k_slurm_executor) + ")");
   }
   request.record.executor = name;
   auto& slurm = request.slurm;
@@ -170,7 +173,7 @@ void choose_executor(const po::variables_map& vm, StartPlan& plan)
   slurm.time_limit = optional_value<std::string>(vm, "slurm-time");
   slurm.args =
     optional_value<std::vector<std::string>>(vm, "slurm-arg").value_or(std::vector<std::string>{});
-  if (name != "slurm") {
+  if (name != k_slurm_executor) {
     if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
       throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
     }

@@ -580,7 +580,7 @@ void decode_state(const json::object& o, TaskRecord& r)
   r.duration_s = opt_double(o, "duration_s");
   r.timeout_s = opt_double(o, "timeout_s");
   r.grace_s = opt_double(o, "grace_s").value_or(to_seconds(k_default_grace));
-  r.executor = opt_string(o, "executor").value_or("local");
+  r.executor = opt_string(o, "executor").value_or(std::string(k_local_executor));
   if (const auto* v = find(o, "owner")) {
     r.owner = decode_owner(get_object(*v, "owner"));
   }

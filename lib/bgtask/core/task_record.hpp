@@ -5,9 +5,11 @@
 #include <bgtask/util/monotonic_clock.hpp>
 #include <bgtask/util/timestamp.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bgtask {
@@ -64,6 +66,14 @@ struct OutputInfo
   // head); unset when nothing was dropped.
   std::optional<std::uint64_t> dropped_at;
 };
+
+// The executors a record's `executor` field may name (exec/executors.hpp):
+// `local` runs the task under a supervisor on this host, `slurm` as a
+// Slurm batch job. The one list of executor names.
+inline constexpr std::string_view k_local_executor = "local";
+inline constexpr std::string_view k_slurm_executor = "slurm";
+inline constexpr std::array<std::string_view, 2> k_executor_names{k_local_executor,
+                                                                  k_slurm_executor};
 
 // The time between TERM and KILL when a task is stopped, unless `--grace`
 // says otherwise (a record without `grace_s` has this one).
@@ -176,7 +186,7 @@ struct TaskRecord
   std::optional<double> duration_s;
   std::optional<double> timeout_s;
   double grace_s = to_seconds(k_default_grace);
-  std::string executor = "local";
+  std::string executor{k_local_executor};
   std::optional<OwnerIdentity> owner;
   std::optional<ChildIdentity> child;
   std::optional<SlurmJobRef> slurm; // executor `slurm` only: its job (no owner, no child)

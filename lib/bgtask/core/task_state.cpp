@@ -1,27 +1,10 @@
 #include <bgtask/core/task_state.hpp>
 
-#include <array>
-#include <utility>
-
 namespace bgtask {
-
-namespace {
-
-constexpr std::array<std::pair<TaskState, std::string_view>, 7> k_state_names{{
-  {TaskState::queued, "queued"},
-  {TaskState::running, "running"},
-  {TaskState::succeeded, "succeeded"},
-  {TaskState::failed, "failed"},
-  {TaskState::cancelled, "cancelled"},
-  {TaskState::timed_out, "timed_out"},
-  {TaskState::lost, "lost"},
-}};
-
-} // namespace
 
 std::string_view to_string(TaskState state)
 {
-  for (const auto& [value, name] : k_state_names) {
+  for (const auto& [value, name] : k_task_states) {
     if (value == state) {
       return name;
     }
@@ -31,12 +14,24 @@ std::string_view to_string(TaskState state)
 
 std::optional<TaskState> parse_task_state(std::string_view text)
 {
-  for (const auto& [value, name] : k_state_names) {
+  for (const auto& [value, name] : k_task_states) {
     if (name == text) {
       return value;
     }
   }
   return std::nullopt;
+}
+
+std::string task_state_names(std::string_view separator, std::string_view last)
+{
+  std::string text;
+  for (std::size_t i = 0; i < k_task_states.size(); ++i) {
+    if (i > 0) {
+      text += i + 1 == k_task_states.size() ? last : separator;
+    }
+    text += k_task_states[i].second;
+  }
+  return text;
 }
 
 bool is_final(TaskState state)

@@ -32,10 +32,10 @@ SlurmExecutor& slurm_executor()
 
 Executor& executor_for(std::string_view name)
 {
-  if (name == "local") {
+  if (name == k_local_executor) {
     return local_executor();
   }
-  if (name == "slurm") {
+  if (name == k_slurm_executor) {
     return slurm_executor();
   }
   throw Error(ExitCode::failure, "unknown executor '" + std::string(name) + "'");
@@ -43,12 +43,13 @@ Executor& executor_for(std::string_view name)
 
 bool is_executor_name(std::string_view name)
 {
-  return name == "local" || name == "slurm";
+  return std::find(k_executor_names.begin(), k_executor_names.end(), name) !=
+         k_executor_names.end();
 }
 
 void check_dependencies(const TaskDir& dir, const TaskRecord& record)
 {
-  if (record.executor == "slurm" && !record.after.empty()) {
+  if (record.executor == k_slurm_executor && !record.after.empty()) {
     load_slurm_dependencies(dir, record.after); // refuses local dependencies
   }
 }

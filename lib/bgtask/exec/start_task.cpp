@@ -97,7 +97,7 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
 {
   auto& request = plan.request;
   if (const auto& limits = request.record.options.limits;
-      limits.any() && request.record.executor == "local") {
+      limits.any() && request.record.executor == k_local_executor) {
     const auto why =
       cgroup_unavailable_reason(CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max});
     if (!why.empty()) {

@@ -25,7 +25,7 @@ constexpr Milliseconds k_last_margin{10000};
 // for it to end would never return.
 void refuse_if_elsewhere(const TaskRecord& record)
 {
-  if (!is_final(record.state) && record.executor == "local" && record.owner &&
+  if (!is_final(record.state) && record.executor == k_local_executor && record.owner &&
       !is_this_machine(record.owner->host, record.owner->boot_id)) {
     throw Error(ExitCode::failure,
                 "task " + record.id + " runs on host " + record.owner->host + "; cancel it there");

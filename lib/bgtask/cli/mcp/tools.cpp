@@ -1,9 +1,11 @@
 #include <bgtask/cli/mcp/tools.hpp>
 #include <bgtask/cli/mcp/tools_impl.hpp>
+#include <bgtask/core/task_state.hpp>
 
 #include <boost/json/parse.hpp>
 
 #include <array>
+#include <string>
 
 namespace bgtask::mcp {
 
@@ -27,7 +29,7 @@ constexpr const char* k_task_out =
   R"j({"type":"object","properties":{"id":{"type":"string"},"task":)j" BGTASK_MCP_TASK R"j(},"required":["id","task"]})j";
 constexpr const char* k_id_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(},"required":["id"]})j";
 constexpr const char* k_list_in = R"j({"type":"object","properties":{
- "state":{"type":"array","items":{"type":"string"},"description":"only tasks in one of these states (queued, running, succeeded, failed, cancelled, timed_out, lost, ...)"},
+ "state":{"type":"array","items":{"type":"string"},"description":"only tasks in one of these states (@STATES@, ...)"},
  "name":{"type":"string","description":"only tasks with this name"},
  "queue":{"type":"string","description":"only tasks of this queue"},
  "limit":{"type":"integer","minimum":0,"description":"only the newest N that match"}}})j";
@@ -91,12 +93,28 @@ std::span<const Tool> all_tools()
   return k_tools;
 }
 
+namespace {
+
+// A schema's text, parsed, with its placeholder filled in: `@STATES@`
+// stands for the names of the task states (task_state.hpp).
+boost::json::value parse_schema(std::string_view text)
+{
+  constexpr std::string_view placeholder = "@STATES@";
+  std::string filled(text);
+  if (const auto at = filled.find(placeholder); at != std::string::npos) {
+    filled.replace(at, placeholder.size(), task_state_names(", ", ", "));
+  }
+  return boost::json::parse(filled);
+}
+
+} // namespace
+
 boost::json::object describe_tool(const Tool& tool)
 {
   return {{"name", tool.name},
           {"description", tool.description},
-          {"inputSchema", boost::json::parse(tool.input_schema)},
-          {"outputSchema", boost::json::parse(tool.output_schema)}};
+          {"inputSchema", parse_schema(tool.input_schema)},
+          {"outputSchema", parse_schema(tool.output_schema)}};
 }
 
 } // namespace bgtask::mcp

@@ -16,7 +16,7 @@ namespace {
 // Why `record` cannot be paused or resumed now, or empty.
 std::string refusal(const TaskRecord& record)
 {
-  if (record.executor != "local") {
+  if (record.executor != k_local_executor) {
     return "runs under the " + record.executor + " executor (only local tasks pause)";
   }
   if (record.state != TaskState::running) {

@@ -16,7 +16,7 @@ std::vector<TaskRecord> load_slurm_dependencies(const TaskDir& dir,
                   "--after: cannot read the record of task " + id +
                     (loaded.reason.empty() ? std::string() : ": " + loaded.reason));
     }
-    if (loaded.record.executor != "slurm" || !loaded.record.slurm) {
+    if (loaded.record.executor != k_slurm_executor || !loaded.record.slurm) {
       throw_usage("--after " + id +
                   ": a Slurm task can only wait for Slurm tasks, and this one runs locally "
                   "(start it with --executor slurm, or run the dependent task locally)");

@@ -149,7 +149,7 @@ std::optional<std::string> SlurmExecutor::prepare(const TaskDir& dir, LaunchRequ
                                      "); nothing was submitted");
   }
   cluster = config_now->cluster;
-  record.executor = "slurm";
+  record.executor = k_slurm_executor;
   record.owner.reset();
   record.child.reset();
   if (!record.after.empty()) {
