@@ -23,3 +23,15 @@ TEST(IsSameProcess, RequiresTheSessionWhenGivenOne)
   EXPECT_FALSE(bgtask::is_same_process(::getpid(), stat->start_time, ::getsid(0) + 1));
   EXPECT_FALSE(bgtask::is_same_process(::getpid(), stat->start_time + 1, ::getsid(0)));
 }
+
+TEST(ThisMachine, AMatchingBootIdIsThisBootAndMachineWhateverTheHostIsCalled)
+{
+  const std::string boot = bgtask::current_boot_id();
+  const std::string host = bgtask::current_host_name();
+  const std::string other_boot = "00000000-0000-0000-0000-000000000000";
+  EXPECT_TRUE(bgtask::is_this_boot(boot));
+  EXPECT_TRUE(bgtask::is_this_machine("renamed.example", boot));
+  EXPECT_FALSE(bgtask::is_this_boot(other_boot));
+  EXPECT_TRUE(bgtask::is_this_machine(host, other_boot)); // this machine, before a reboot
+  EXPECT_FALSE(bgtask::is_this_machine("elsewhere.example", other_boot));
+}

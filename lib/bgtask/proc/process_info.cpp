@@ -207,9 +207,14 @@ std::string current_host_name()
   return name.nodename;
 }
 
+bool is_this_boot(std::string_view boot_id)
+{
+  return boot_id == to_valid_utf8(current_boot_id());
+}
+
 bool is_this_machine(std::string_view host, std::string_view boot_id)
 {
-  return boot_id == to_valid_utf8(current_boot_id()) || host == to_valid_utf8(current_host_name());
+  return is_this_boot(boot_id) || host == to_valid_utf8(current_host_name());
 }
 
 UniqueFd open_pidfd(int pid)

@@ -58,6 +58,11 @@ bool sees_pid_namespace(std::uint64_t ns);
 // This host's name (uname nodename).
 std::string current_host_name();
 
+// Whether `boot_id` (a record owner's, as stored: valid UTF-8) is this
+// boot's: then the processes the record names may still run here, whatever
+// the host is called now.
+bool is_this_boot(std::string_view boot_id);
+
 // Whether a record's owner (its `host` and `boot_id`, as stored: valid
 // UTF-8) ran on this machine. A matching boot id proves it whatever the host
 // is called now (the name changes with DHCP, cloud-init, or a container's

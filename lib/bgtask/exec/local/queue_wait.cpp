@@ -64,7 +64,7 @@ enum class Phase { after, slot };
 
 // Rings the waiter behind `record` (which just left its queue's line): the
 // oldest younger task of the queue that waits for a slot, through a pidfd
-// of its supervisor, verified (this boot and host, pid and start time). A
+// of its supervisor, verified (this boot, pid and start time). A
 // SIGCHLD: every bgtask supervisor, waiting or running, takes it as "look
 // again", never as a request to stop.
 void ring_next_waiter(const TaskDir& dir, const TaskRecord& record)
@@ -86,8 +86,10 @@ void ring_next_waiter(const TaskDir& dir, const TaskRecord& record)
       continue;
     }
     const auto& owner = loaded.record.owner;
-    const bool here =
-      owner && owner->boot_id == current_boot_id() && owner->host == current_host_name();
+    // A supervisor of this boot, whatever the host is called now (the name
+    // may have changed since it wrote its record); not one of an earlier
+    // boot, whose pid and start time may be another process's now.
+    const bool here = owner && is_this_boot(owner->boot_id);
     if (const auto fd = here ? open_watched_process(loaded.record) : UniqueFd()) {
       send_signal(fd, SIGCHLD);
       return;

@@ -2,7 +2,6 @@
 #include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/task_lock.hpp>
-#include <bgtask/util/utf8.hpp>
 
 #include <unistd.h>
 
@@ -34,12 +33,11 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock)
     return liveness;
   }
   const auto& owner = *record.owner;
-  // Records hold these as to_valid_utf8 made them; compare them the same way.
   liveness.same_host = is_this_machine(owner.host, owner.boot_id);
   if (!liveness.same_host) {
     return liveness;
   }
-  liveness.same_boot = owner.boot_id == to_valid_utf8(current_boot_id());
+  liveness.same_boot = is_this_boot(owner.boot_id);
   if (!liveness.same_boot) {
     return liveness;
   }
