@@ -19,8 +19,10 @@ running_children() {
 }
 
 # Each way of stopping the parent: its fan-out starts two tasks of 3 s.
+# Each round's tasks have names of their own (fan-out:3.10x, then 3.20x).
+tag=0
 for how in timeout cancel; do
-  tag=$((RANDOM % 90 + 10))
+  tag=$((tag + 10))
   if [ "$how" = timeout ]; then
     parent=$(bg start --timeout 1s --grace 1s -- "$EXAMPLES/fan-out.sh" sleep -- "3.${tag}1" "3.${tag}2")
   else
