@@ -119,6 +119,13 @@ bg() { timeout 60 "$BGTASK" --dir "$D" "$@"; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 125; }
+# require_unshare FLAG...: skips unless this test may run `unshare FLAG...`
+# (root, the program, and a kernel and sandbox that permit it).
+require_unshare() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (unshare $*)"
+  command -v unshare >/dev/null || skip "unshare is missing"
+  unshare "$@" true 2>/dev/null || skip "unshare $* is not permitted here"
+}
 
 # share_binary USER: makes $BGTASK runnable by USER, and the working
 # directory one USER may enter ($WORK: ctest's directory may be out of

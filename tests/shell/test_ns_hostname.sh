@@ -6,9 +6,7 @@
 # `cleanup` removes it. A record from another machine (other name *and*
 # other boot id) is still foreign: left as it is, never cleaned up.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root (unshare --uts)"
-command -v unshare >/dev/null || skip "unshare is missing"
-unshare --uts true 2>/dev/null || skip "unshare --uts is not permitted here"
+require_unshare --uts
 
 cat >"$WORK/inner.sh" <<'EOF'
 set -euo pipefail

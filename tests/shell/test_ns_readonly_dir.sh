@@ -5,9 +5,7 @@
 # supervisor and command were killed is reported `lost` (and `wait` exits
 # 75), and nothing in the directory is written.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root (unshare --mount, mount --bind)"
-command -v unshare >/dev/null || skip "unshare is missing"
-unshare --mount true 2>/dev/null || skip "unshare --mount is not permitted here"
+require_unshare --mount
 
 cat >"$WORK/inner.sh" <<'EOF'
 set -euo pipefail

@@ -8,9 +8,7 @@
 # running tasks itself: X ends, and C runs at once. Unrung, C would sleep
 # until B's supervisor exits or its 60 s safety poll.
 source "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root (unshare --uts)"
-command -v unshare >/dev/null || skip "unshare is missing"
-unshare --uts true 2>/dev/null || skip "unshare --uts is not permitted here"
+require_unshare --uts
 
 cat >"$WORK/inner.sh" <<'EOF'
 set -euo pipefail
