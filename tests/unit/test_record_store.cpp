@@ -303,3 +303,27 @@ TEST_F(RecordStore, ResolvesSeveralIdsDroppingRepeats)
   EXPECT_EQ(bgtask::resolve_task_ids(dir(), {"01hy", "01hx", "01hy2k3m4n5p", "01hx2"}),
             (std::vector<std::string>{"01hy2k3m4n5p", "01hx2k3m4n5p"}));
 }
+
+TEST_F(RecordStore, LoadRecordsKeepsWhatTheFilterAcceptsOldestFirstAndSkipsCorruptOnes)
+{
+  for (const auto* id : {"01hx2k3m4n5b", "01hx2k3m4n5a", "01hx2k3m4n5c"}) {
+    auto record = record_with_id(id);
+    if (std::string(id).back() == 'c') {
+      record.state = TaskState::running;
+      record.exit_code.reset();
+      record.finished_at.reset();
+      record.duration_s.reset();
+    }
+    bgtask::save_record(dir(), record);
+  }
+  write_file(record_path("01hx2k3m4n5d"), "{not json");
+  std::vector<std::string> all;
+  for (const auto& record : bgtask::load_records(dir())) {
+    all.push_back(record.id);
+  }
+  EXPECT_EQ(all, (std::vector<std::string>{"01hx2k3m4n5a", "01hx2k3m4n5b", "01hx2k3m4n5c"}));
+  const auto running =
+    bgtask::load_records(dir(), [](const TaskRecord& r) { return r.state == TaskState::running; });
+  ASSERT_EQ(running.size(), 1U);
+  EXPECT_EQ(running.front().id, "01hx2k3m4n5c");
+}

@@ -1,8 +1,14 @@
 #include <bgtask/cli/command.hpp>
+#include <bgtask/store/task_dir.hpp>
 
 #include <algorithm>
 
 namespace bgtask {
+
+TaskDir open_task_dir(const GlobalOptions& global)
+{
+  return TaskDir::open(TaskDir::resolve_path(global.dir));
+}
 
 bool is_hidden(const Command& command)
 {

@@ -12,11 +12,18 @@ namespace bgtask {
 
 namespace po = boost::program_options;
 
+class TaskDir;
+
 // Options that precede the command name.
 struct GlobalOptions
 {
   std::optional<std::string> dir;
 };
+
+// The task directory that --dir (else $BGTASK_DIR, else the default) names,
+// opened as a command uses it (TaskDir::resolve_path, TaskDir::open).
+// Throws Error.
+TaskDir open_task_dir(const GlobalOptions& global);
 
 // What a command takes besides its options. Parsing (parse_command_args),
 // --help and completion all read it from the command's declaration.

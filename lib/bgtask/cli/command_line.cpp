@@ -3,6 +3,7 @@
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_state.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -205,23 +206,6 @@ std::vector<std::string> parse_state_list(std::string_view text, std::string_vie
     }
   }
   return states;
-}
-
-std::vector<std::string> split_list(std::string_view text)
-{
-  std::vector<std::string> parts;
-  while (!text.empty()) {
-    const auto comma = text.find(',');
-    const auto part = text.substr(0, comma);
-    if (!part.empty()) {
-      parts.emplace_back(part);
-    }
-    if (comma == std::string_view::npos) {
-      break;
-    }
-    text.remove_prefix(comma + 1);
-  }
-  return parts;
 }
 
 } // namespace bgtask

@@ -44,7 +44,4 @@ Result<std::size_t> parse_count(std::string_view text, std::string_view option);
 // name (e.g. "corrupt"), empty for none. Throws Error(usage) for unknown states.
 std::vector<std::string> parse_state_list(std::string_view text, std::string_view extra);
 
-// Splits "a,b,c" into its non-empty parts.
-std::vector<std::string> split_list(std::string_view text);
-
 } // namespace bgtask

@@ -6,6 +6,7 @@
 #include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
@@ -217,24 +218,28 @@ std::vector<CompletionCandidate> id_candidates(const std::optional<std::string>&
   return candidates;
 }
 
+// One candidate per value, each described as `description`.
+std::vector<CompletionCandidate> described(const std::set<std::string>& values,
+                                           std::string_view description)
+{
+  std::vector<CompletionCandidate> candidates;
+  candidates.reserve(values.size());
+  for (const auto& value : values) {
+    candidates.push_back({value, std::string(description)});
+  }
+  return candidates;
+}
+
 std::vector<CompletionCandidate> name_candidates(const std::optional<std::string>& dir_option)
 {
   std::set<std::string> names;
   if (const auto dir = existing_task_dir(dir_option)) {
-    for (const auto& id : scan_task_ids(*dir)) {
-      const auto loaded = load_record(*dir, id);
-      if (loaded.status == LoadStatus::ok && loaded.record.name &&
-          is_plain_word(*loaded.record.name)) {
-        names.insert(*loaded.record.name);
-      }
+    for (const auto& record :
+         load_records(*dir, [](const TaskRecord& r) { return r.name && is_plain_word(*r.name); })) {
+      names.insert(*record.name);
     }
   }
-  std::vector<CompletionCandidate> candidates;
-  candidates.reserve(names.size());
-  for (const auto& name : names) {
-    candidates.push_back({name, "task name"});
-  }
-  return candidates;
+  return described(names, "task name");
 }
 
 // Queues with settings, and queues that unfinished tasks wait in or run in.
@@ -245,20 +250,13 @@ std::vector<CompletionCandidate> queue_candidates(const std::optional<std::strin
     for (auto& queue : scan_queue_names(*dir)) {
       queues.insert(std::move(queue));
     }
-    for (const auto& id : scan_task_ids(*dir)) {
-      const auto loaded = load_record(*dir, id);
-      if (loaded.status == LoadStatus::ok && loaded.record.queue &&
-          !is_final(loaded.record.state) && is_queue_name(*loaded.record.queue)) {
-        queues.insert(*loaded.record.queue);
-      }
+    for (const auto& record : load_records(*dir, [](const TaskRecord& r) {
+           return r.queue && !is_final(r.state) && is_queue_name(*r.queue);
+         })) {
+      queues.insert(*record.queue);
     }
   }
-  std::vector<CompletionCandidate> candidates;
-  candidates.reserve(queues.size());
-  for (const auto& queue : queues) {
-    candidates.push_back({queue, "queue"});
-  }
-  return candidates;
+  return described(queues, "queue");
 }
 
 std::vector<CompletionCandidate> state_candidates(std::string_view command)

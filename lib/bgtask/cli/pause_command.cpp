@@ -26,7 +26,7 @@ bool confirmed(const TaskRecord& record, PauseAction action)
 
 int change_pause(const GlobalOptions& global, const CommandArgs& args, PauseAction action)
 {
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   const auto ids = resolve_task_ids(dir, args.operands);
   auto records = load_current_records(dir, ids);
   for (const auto& record : records) {

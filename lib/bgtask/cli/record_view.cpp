@@ -3,6 +3,7 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/util/duration.hpp>
+#include <bgtask/util/shell_quote.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/utf8.hpp>
 
@@ -15,33 +16,6 @@ namespace {
 
 // How much of an unnamed task's command `list` shows without --wide.
 constexpr std::size_t k_short_command_chars = 48;
-
-bool needs_quoting(const std::string& word)
-{
-  if (word.empty()) {
-    return true;
-  }
-  for (const char c : word) {
-    const bool plain = std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-                       std::string_view("-_./:=@%+,").find(c) != std::string_view::npos;
-    if (!plain) {
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string quoted(const std::string& word)
-{
-  if (!needs_quoting(word)) {
-    return word;
-  }
-  std::string out = "'";
-  for (const char c : word) {
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return out + "'";
-}
 
 Milliseconds elapsed(const TaskRecord& record)
 {
@@ -130,7 +104,7 @@ std::string command_text(const TaskRecord& record)
   }
   std::string text;
   for (const auto& word : record.command) {
-    text += (text.empty() ? "" : " ") + quoted(word);
+    text += (text.empty() ? "" : " ") + shell_word(word);
   }
   return text;
 }

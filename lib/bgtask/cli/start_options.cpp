@@ -7,6 +7,7 @@
 #include <bgtask/util/byte_size.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/paths.hpp>
+#include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>

@@ -30,13 +30,11 @@ std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_ma
   auto ids = resolve_task_ids(dir, prefixes);
   if (name || queue) {
     std::vector<std::string> matching;
-    for (const auto& id : scan_task_ids(dir)) {
-      const auto loaded = load_record(dir, id);
-      if (loaded.status == LoadStatus::ok &&
-          ((name && loaded.record.name == *name) || (queue && loaded.record.queue == *queue)) &&
-          std::find(ids.begin(), ids.end(), id) == ids.end()) {
-        matching.push_back(id);
-      }
+    for (auto& record : load_records(dir, [&](const TaskRecord& r) {
+           return ((name && r.name == *name) || (queue && r.queue == *queue)) &&
+                  std::find(ids.begin(), ids.end(), r.id) == ids.end();
+         })) {
+      matching.push_back(std::move(record.id));
     }
     if (matching.empty() && prefixes.empty()) {
       throw_usage(std::string("no task ") +

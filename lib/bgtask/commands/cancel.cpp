@@ -16,15 +16,13 @@ namespace bgtask {
 
 namespace {
 
-// Every unfinished task of the directory, oldest first (cancel --all).
+// Every unfinished task of the directory, oldest first (cancel --all; the
+// cancel reconciles them).
 std::vector<std::string> unfinished_tasks(const TaskDir& dir)
 {
   std::vector<std::string> ids;
-  for (auto& id : scan_task_ids(dir)) {
-    const auto loaded = load_record(dir, id);
-    if (loaded.status == LoadStatus::ok && !is_final(loaded.record.state)) {
-      ids.push_back(std::move(id));
-    }
+  for (auto& record : load_records(dir, [](const TaskRecord& r) { return !is_final(r.state); })) {
+    ids.push_back(std::move(record.id));
   }
   return ids;
 }
@@ -47,7 +45,7 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args)
   const auto& vm = args.options;
   const auto& prefixes = args.operands;
   const std::optional<Milliseconds> grace = optional_duration(vm, "grace");
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   const bool all = vm.count("all") != 0;
   if (all && (!prefixes.empty() || vm.count("name") != 0 || vm.count("queue") != 0)) {
     throw_usage("bgtask cancel: --all goes without IDs, --name or --queue");

@@ -355,7 +355,7 @@ void print_summary(const Summary& summary, bool dry_run)
 int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
 {
   CleanupRequest request = parse_request(args);
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   struct statvfs mount
   {
   };

@@ -223,7 +223,7 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
   if (auto text = optional_value<std::string>(vm, "limit")) {
     limit = value_or_usage(parse_count(*text, "--limit"));
   }
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   const Color color = stdout_color();
   const auto show = [&](const LoadedRecord& entry) {
     Shown shown;

@@ -14,7 +14,7 @@ po::options_description mcp_options()
 
 int run_mcp(const GlobalOptions& global, const CommandArgs& /*args*/)
 {
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   std::signal(SIGPIPE, SIG_IGN); // a client that went away is an end of stdin, not a crash
   std::ios::sync_with_stdio(false);
   mcp::serve(dir, std::cin, std::cout);

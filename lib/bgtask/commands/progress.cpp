@@ -91,7 +91,7 @@ int run_progress(const GlobalOptions& global, const CommandArgs& args)
   }
   // A malformed ID is refused before the directory is touched (or created).
   check_task_id_prefix(*prefix);
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   const std::string id = resolve_task_id(dir, *prefix);
   auto lock = TaskLock::open_existing(dir, id);
   if (!lock) {

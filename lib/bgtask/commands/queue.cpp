@@ -35,15 +35,8 @@ std::map<std::string, QueueView> collect(const TaskDir& dir, const std::optional
       queues[name];
     }
   }
-  std::vector<TaskRecord> unfinished;
-  for (const auto& id : scan_task_ids(dir)) {
-    auto loaded = load_record(dir, id);
-    if (loaded.status == LoadStatus::ok && loaded.record.queue && !is_final(loaded.record.state) &&
-        (!only || loaded.record.queue == only)) {
-      unfinished.push_back(std::move(loaded.record));
-    }
-  }
-  reconcile_records(dir, unfinished);
+  const auto unfinished = load_unfinished_records(
+    dir, [&](const TaskRecord& r) { return r.queue && (!only || r.queue == only); });
   for (const auto& record : unfinished) {
     auto& view = queues[*record.queue];
     if (record.state == TaskState::running) {
@@ -107,7 +100,7 @@ int run_queue(const GlobalOptions& global, const CommandArgs& args)
       throw_usage("--slots must be at most " + std::to_string(k_max_queue_slots));
     }
   }
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   if (slots) {
     save_queue_settings(dir, *name, *slots);
   }

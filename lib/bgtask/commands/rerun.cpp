@@ -41,7 +41,7 @@ po::options_description rerun_options()
 int run_rerun(const GlobalOptions& global, const CommandArgs& args)
 {
   auto env = env_from_options(args.options);
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   const TaskRecord original = load_current_record(dir, resolve_task_id(dir, args.operands.front()));
   const auto missing = missing_env_names(original, env);
   StartResult result = start_task(dir, plan_for_rerun(original, std::move(env)));

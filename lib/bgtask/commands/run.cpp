@@ -13,6 +13,7 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/shell_quote.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <chrono>
@@ -127,11 +128,7 @@ std::string dir_option(const GlobalOptions& global)
   if (!global.dir) {
     return "";
   }
-  std::string quoted = "'";
-  for (const char c : *global.dir) {
-    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return "--dir " + escape_for_terminal(quoted + "' ", KeepNewlines::no);
+  return "--dir " + escape_for_terminal(shell_quote(*global.dir) + " ", KeepNewlines::no);
 }
 
 // Copies a task's output to stdout until the task ends, `detach_after`
@@ -278,7 +275,7 @@ int run_run(const GlobalOptions& global, const CommandArgs& args)
   const auto detach_after = detach_after_of(vm);
   const Escape escape = vm.count("escape") != 0 ? Escape::yes : Escape::no;
   StartPlan plan = build_start_plan(vm, args.command);
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   const auto began = Clock::now();
   // Caught before the task exists, so a Ctrl-C during the start is not lost.
   catch_interrupts({SIGINT, SIGQUIT, SIGTERM, SIGHUP});

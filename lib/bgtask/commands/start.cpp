@@ -22,7 +22,7 @@ int run_start(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
   StartPlan plan = build_start_plan(vm, args.command);
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   const StartResult result = start_task(dir, std::move(plan));
   require_durable_record(dir, result);
   for (const auto& id : result.ids) {

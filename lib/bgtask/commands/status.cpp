@@ -84,7 +84,7 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
   if (args.operands.empty() && vm.count("name") == 0 && vm.count("queue") == 0) {
     throw_usage("bgtask status: give at least one task ID (or @), --name N or --queue Q");
   }
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   int status = 0;
   const auto ids = chosen_ids(dir, vm, args.operands, status);
   boost::json::array array;

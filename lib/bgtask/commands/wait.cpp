@@ -116,7 +116,7 @@ int run_wait(const GlobalOptions& global, const CommandArgs& args)
                     vm.count("queue") != 0)) {
     throw_usage("--until-output, --until-port and --idle wait for one task ID");
   }
-  const TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  const TaskDir dir = open_task_dir(global);
   if (condition) {
     catch_interrupts({SIGINT, SIGTERM, SIGHUP});
     return wait_for(dir, resolve_task_id(dir, prefixes.front()), *condition, limit, vm);

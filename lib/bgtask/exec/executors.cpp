@@ -117,4 +117,13 @@ void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records)
   confirm_final_states(dir, records);
 }
 
+std::vector<TaskRecord> load_unfinished_records(const TaskDir& dir, const RecordFilter& keep)
+{
+  auto records = load_records(
+    dir, [&](const TaskRecord& r) { return !is_final(r.state) && (!keep || keep(r)); });
+  reconcile_records(dir, records);
+  std::erase_if(records, [](const TaskRecord& r) { return is_final(r.state); });
+  return records;
+}
+
 } // namespace bgtask

@@ -2,6 +2,7 @@
 
 #include <bgtask/core/task_record.hpp>
 #include <bgtask/exec/executor.hpp>
+#include <bgtask/store/record_store.hpp>
 
 #include <string_view>
 #include <vector>
@@ -35,6 +36,11 @@ LaunchResult launch_array(const TaskDir& dir, std::vector<ClaimedTask> elements,
 // durable (the directory is fsynced when one is), so that a caller may
 // report it: a power cut afterwards cannot take it back.
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record);
+
+// The unfinished records of the directory that `keep` accepts (all without
+// it), reconciled as one batch; those found final meanwhile are left out.
+std::vector<TaskRecord> load_unfinished_records(const TaskDir& dir,
+                                                const RecordFilter& keep = nullptr);
 
 // reconcile_record for many records at once, in place: each executor gets
 // its records as one batch, so a remote executor asks its backend once.

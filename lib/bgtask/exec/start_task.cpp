@@ -18,21 +18,6 @@ namespace bgtask {
 
 namespace {
 
-// The unfinished tasks of the directory, reconciled.
-std::vector<TaskRecord> unfinished_tasks(const TaskDir& dir)
-{
-  std::vector<TaskRecord> tasks;
-  for (const auto& id : scan_task_ids(dir)) {
-    auto loaded = load_record(dir, id);
-    if (loaded.status == LoadStatus::ok && !is_final(loaded.record.state)) {
-      tasks.push_back(std::move(loaded.record));
-    }
-  }
-  reconcile_records(dir, tasks);
-  std::erase_if(tasks, [](const TaskRecord& r) { return is_final(r.state); });
-  return tasks;
-}
-
 // Creates the `ID.lock` of a new task created now (stored in `at`), whose
 // ID sorts after `newest` (make_task_id), retrying with new IDs while one
 // is taken. Throws Error(failure) if none can be had.
@@ -120,7 +105,7 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
   std::optional<DirLock> admission;
   if (plan.dedupe || plan.max_running) {
     admission = DirLock::acquire(dir, k_start_lock_file);
-    const auto unfinished = unfinished_tasks(dir);
+    const auto unfinished = load_unfinished_records(dir);
     if (plan.dedupe) {
       const auto same =
         std::find_if(unfinished.begin(), unfinished.end(), [&](const TaskRecord& r) {

@@ -1,4 +1,5 @@
 #include <bgtask/proc/cgroup.hpp>
+#include <bgtask/util/split.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -43,19 +44,6 @@ std::optional<std::string> read_file(const std::string& path)
   return text.str();
 }
 
-std::vector<std::string> split(std::string_view text, char separator)
-{
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in{std::string(text)};
-  while (std::getline(in, part, separator)) {
-    if (!part.empty()) {
-      parts.push_back(part);
-    }
-  }
-  return parts;
-}
-
 Hierarchies find_hierarchies()
 {
   Hierarchies found;
@@ -66,12 +54,13 @@ Hierarchies find_hierarchies()
     if (type == "cgroup2" && found.v2.empty()) {
       found.v2 = point;
       const auto controllers = read_file(point + "/cgroup.controllers").value_or("");
-      for (auto& c : split(controllers, ' ')) {
+      for (const auto part : split(controllers, ' ', EmptyParts::drop)) {
+        std::string c(part);
         c.erase(std::remove(c.begin(), c.end(), '\n'), c.end());
         found.v2_controllers.push_back(c);
       }
     } else if (type == "cgroup") {
-      for (const auto& option : split(options, ',')) {
+      for (const auto option : split(options, ',', EmptyParts::drop)) {
         found.v1.emplace(option, point); // the first mount of a controller wins
       }
     }
@@ -360,7 +349,8 @@ void TaskCgroup::remove()
 
 void TaskCgroup::remove_leftover(std::string_view paths)
 {
-  for (const auto& dir : split(paths, ';')) {
+  for (const auto part : split(paths, ';', EmptyParts::drop)) {
+    const std::string dir(part);
     // Only what create() makes: an absolute path ending in bgtask/NAME.
     const auto slash = dir.rfind('/');
     if (!dir.starts_with('/') || slash == std::string::npos ||

@@ -1,13 +1,12 @@
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <string_view>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -20,16 +19,7 @@ namespace {
 
 std::string read_first_line(const char* path)
 {
-  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    return {};
-  }
-  std::array<char, 128> buffer{};
-  const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
-  if (n <= 0) {
-    return {};
-  }
-  std::string line(buffer.data(), static_cast<std::size_t>(n));
+  std::string line = read_small_file(path, 128);
   if (auto end = line.find('\n'); end != std::string::npos) {
     line.resize(end);
   }
@@ -42,13 +32,8 @@ std::string read_first_line(const char* path)
 std::int64_t boottime_offset_ticks()
 {
   static const std::int64_t ticks = [] {
-    UniqueFd fd(::open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC));
-    std::array<char, 256> buffer{};
-    const ssize_t n = fd ? ::read(fd.get(), buffer.data(), buffer.size() - 1) : -1;
-    if (n <= 0) {
-      return std::int64_t{0};
-    }
-    const char* found = std::strstr(buffer.data(), "boottime");
+    const std::string offsets = read_small_file("/proc/self/timens_offsets", 255);
+    const char* found = std::strstr(offsets.c_str(), "boottime");
     if (found == nullptr) {
       return std::int64_t{0};
     }
@@ -65,16 +50,8 @@ std::int64_t boottime_offset_ticks()
 std::string status_line(int pid, std::string_view key)
 {
   const std::string path = "/proc/" + std::to_string(pid) + "/status";
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    return {};
-  }
-  std::array<char, 4096> buffer{};
-  const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
-  if (n <= 0) {
-    return {};
-  }
-  const std::string_view text(buffer.data(), static_cast<std::size_t>(n));
+  const std::string status = read_small_file(path.c_str(), 4096);
+  const std::string_view text = status;
   for (std::size_t at = 0; at < text.size();) {
     const auto end = std::min(text.find('\n', at), text.size());
     if (text.substr(at, key.size()) == key) {
@@ -101,16 +78,8 @@ std::optional<ProcessStat> read_process_stat(int pid)
     return std::nullopt;
   }
   const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    return std::nullopt;
-  }
-  std::array<char, 1024> buffer{};
-  const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size() - 1);
-  if (n <= 0) {
-    return std::nullopt;
-  }
-  const std::string_view text(buffer.data(), static_cast<std::size_t>(n));
+  const std::string stat_line = read_small_file(path.c_str(), 1023);
+  const std::string_view text = stat_line;
   const auto close_paren = text.rfind(')');
   if (close_paren == std::string_view::npos || close_paren + 2 >= text.size()) {
     return std::nullopt;

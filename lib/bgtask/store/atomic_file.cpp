@@ -2,6 +2,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -13,34 +14,6 @@
 namespace bgtask {
 
 namespace {
-
-int write_all(int fd, std::string_view data)
-{
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return errno;
-    }
-    if (n == 0) {
-      return EIO;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
-}
-
-int fsync_retrying_eintr(int fd)
-{
-  while (::fsync(fd) != 0) {
-    if (errno != EINTR) {
-      return errno;
-    }
-  }
-  return 0;
-}
 
 enum class IfExists { replace, keep };
 
@@ -91,7 +64,7 @@ bool write_file_atomically(const TaskDir& dir, std::string_view name, std::strin
   if (::fstat(fd.get(), &st) != 0 || static_cast<std::size_t>(st.st_size) != content.size()) {
     fail("short write", EIO);
   }
-  if (int err = fsync_retrying_eintr(fd.get())) {
+  if (int err = sync_fd(fd.get(), SyncWhat::all)) {
     fail("fsync", err);
   }
   if (int err = fd.close()) {

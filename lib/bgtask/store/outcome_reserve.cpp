@@ -1,6 +1,7 @@
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/fd_io.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -48,19 +49,9 @@ void write_outcome_note(const TaskLock& lock, const TaskRecord& final_record)
   if (note.size() > static_cast<std::size_t>(k_note_bytes)) {
     return;
   }
-  std::size_t written = 0;
-  while (written < note.size()) {
-    const ssize_t n = ::pwrite(lock.fd(), note.data() + written, note.size() - written,
-                               static_cast<off_t>(written));
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return;
-    }
-    written += static_cast<std::size_t>(n);
+  if (pwrite_all(lock.fd(), note, 0) == 0) {
+    ::fsync(lock.fd());
   }
-  ::fsync(lock.fd());
 }
 
 std::optional<TaskRecord> read_outcome_note(const TaskLock& lock, std::string_view id)

@@ -2,6 +2,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/utf8.hpp>
 
@@ -21,18 +22,12 @@ constexpr std::size_t k_chunk = 64 * 1024;
 // seen only where SIGPIPE is ignored). Throws Error(failure) on other errors.
 bool write_stdout(std::string_view data)
 {
-  while (!data.empty()) {
-    const ssize_t n = ::write(STDOUT_FILENO, data.data(), data.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0 && errno == EPIPE) {
-      return false;
-    }
-    if (n <= 0) {
-      throw_system("cannot write to standard output", n < 0 ? errno : EIO);
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
+  const int err = write_all(STDOUT_FILENO, data);
+  if (err == EPIPE) {
+    return false;
+  }
+  if (err != 0) {
+    throw_system("cannot write to standard output", err);
   }
   return true;
 }

@@ -1,5 +1,6 @@
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/owned_file.hpp>
 #include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/dir_stream.hpp>
@@ -31,24 +32,6 @@ QueueSettings corrupt(std::string reason)
   return Failure{std::move(reason)};
 }
 
-std::string read_small_file(int fd, std::size_t limit)
-{
-  std::string text(limit + 1, '\0');
-  std::size_t filled = 0;
-  while (filled < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + filled, text.size() - filled);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      break;
-    }
-    filled += static_cast<std::size_t>(n);
-  }
-  text.resize(filled);
-  return text;
-}
-
 } // namespace
 
 std::string queue_settings_file_name(std::string_view queue)
@@ -63,23 +46,25 @@ std::string queue_slot_file_name(std::string_view queue, std::size_t slot)
 
 QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue)
 {
-  const auto name = queue_settings_file_name(queue);
-  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-  if (!fd) {
-    return errno == ENOENT ? QueueSettings(std::nullopt) : corrupt(std::strerror(errno));
-  }
-  struct stat st
-  {
-  };
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) {
+  using Status = OwnedFile::Status;
+  const OwnedFile file =
+    read_owned_file(dir, queue_settings_file_name(queue), k_max_settings_bytes);
+  switch (file.status) {
+  case Status::ok:
+    break;
+  case Status::missing:
+    return QueueSettings(std::nullopt);
+  case Status::cannot_open:
+  case Status::cannot_read:
+    return corrupt(std::strerror(file.error));
+  case Status::not_regular:
+  case Status::other_owner:
     return corrupt("not a regular file of this user");
-  }
-  const std::string text = read_small_file(fd.get(), k_max_settings_bytes);
-  if (text.size() > k_max_settings_bytes) {
+  case Status::too_large:
     return corrupt("larger than 4 KiB");
   }
   boost::json::error_code ec;
-  const auto value = boost::json::parse(text, ec);
+  const auto value = boost::json::parse(file.text, ec);
   const auto* object = !ec ? value.if_object() : nullptr;
   if (object == nullptr) {
     return corrupt("not a JSON object");

@@ -1,6 +1,7 @@
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/store/atomic_file.hpp>
+#include <bgtask/store/owned_file.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -43,51 +44,26 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
 {
   LoadedRecord result;
   result.id = std::string(id);
-  const auto name = status_file_name(id);
-  constexpr int k_flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-  // O_NOATIME: reading a new record would otherwise dirty its inode (relatime).
-  UniqueFd fd = open_at(dir.fd(), name.c_str(), k_flags | O_NOATIME);
-  if (!fd && errno == EPERM) {
-    fd = open_at(dir.fd(), name.c_str(), k_flags); // not our file: fstat says so below
-  }
-  if (!fd) {
-    if (errno == ENOENT) {
-      return result;
-    }
-    return corrupt(std::move(result), errno == ELOOP ? "record is a symbolic link"
-                                                     : std::string(std::strerror(errno)));
-  }
-  struct stat st
-  {
-  };
-  if (::fstat(fd.get(), &st) != 0) {
-    return corrupt(std::move(result), std::strerror(errno));
-  }
-  if (!S_ISREG(st.st_mode)) {
+  using Status = OwnedFile::Status;
+  const OwnedFile file = read_owned_file(dir, status_file_name(id), k_max_record_bytes);
+  switch (file.status) {
+  case Status::ok:
+    break;
+  case Status::missing:
+    return result;
+  case Status::cannot_open:
+    return corrupt(std::move(result), file.error == ELOOP ? "record is a symbolic link"
+                                                          : std::string(std::strerror(file.error)));
+  case Status::not_regular:
     return corrupt(std::move(result), "record is not a regular file");
-  }
-  if (st.st_uid != dir.owner()) {
-    return corrupt(std::move(result), "record is owned by uid " + std::to_string(st.st_uid));
-  }
-  if (static_cast<std::size_t>(st.st_size) > k_max_record_bytes) {
+  case Status::other_owner:
+    return corrupt(std::move(result), "record is owned by uid " + std::to_string(file.uid));
+  case Status::too_large:
     return corrupt(std::move(result), "record larger than 1 MiB");
+  case Status::cannot_read:
+    return corrupt(std::move(result), std::string("cannot read: ") + std::strerror(file.error));
   }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t filled = 0;
-  while (filled < text.size()) {
-    const ssize_t n = ::read(fd.get(), text.data() + filled, text.size() - filled);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      return corrupt(std::move(result), std::string("cannot read: ") + std::strerror(errno));
-    }
-    if (n == 0) {
-      break;
-    }
-    filled += static_cast<std::size_t>(n);
-  }
-  text.resize(filled);
+  const std::string& text = file.text;
   auto record = decode_record(text);
   if (!record) {
     return corrupt(std::move(result), record.error());
@@ -118,6 +94,18 @@ std::vector<std::string> scan_task_ids(const TaskDir& dir)
   }
   std::sort(ids.begin(), ids.end());
   return ids;
+}
+
+std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& keep)
+{
+  std::vector<TaskRecord> records;
+  for (const auto& id : scan_task_ids(dir)) {
+    auto loaded = load_record(dir, id);
+    if (loaded.status == LoadStatus::ok && (!keep || keep(loaded.record))) {
+      records.push_back(std::move(loaded.record));
+    }
+  }
+  return records;
 }
 
 bool task_removed(const TaskDir& dir, std::string_view id)

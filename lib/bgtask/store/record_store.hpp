@@ -2,6 +2,7 @@
 
 #include <bgtask/core/task_record.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,8 +24,9 @@ struct LoadedRecord
 };
 
 // Reads and validates the record of `id` (which must be a full, valid ID):
-// opened with O_NOFOLLOW|O_NONBLOCK, refused unless a regular file owned by
-// this user and at most 1 MiB, strictly parsed, and its `id` must match.
+// read_owned_file (owned_file.hpp: no link, a regular file of the
+// directory's owner) of at most 1 MiB, strictly parsed, and its `id` must
+// match.
 LoadedRecord load_record(const TaskDir& dir, std::string_view id);
 
 // Bumps `record.generation` and replaces the record atomically and durably
@@ -38,6 +40,15 @@ void remove_unrecorded_task_files(const TaskDir& dir, std::string_view id);
 
 // The IDs of all records in the directory, oldest first.
 std::vector<std::string> scan_task_ids(const TaskDir& dir);
+
+// Which records a scan keeps.
+using RecordFilter = std::function<bool(const TaskRecord&)>;
+
+// The records of the directory (scan_task_ids, load_record) that `keep`
+// accepts, every one without it, oldest first. Missing and corrupt records
+// are left out (`bgtask status ID` explains a corrupt one). Not reconciled:
+// load_unfinished_records (executors.hpp) does that too.
+std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& keep = nullptr);
 
 // True once the task was removed under whoever asks: the directory itself
 // was deleted (no links left) or `id`'s record was. (A record is replaced

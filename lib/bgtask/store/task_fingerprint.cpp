@@ -1,5 +1,6 @@
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/owned_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
@@ -26,31 +27,30 @@ constexpr std::size_t k_key_bytes = 32;
 std::optional<std::string> read_key(const TaskDir& dir, std::string& problem)
 {
   problem.clear();
+  using Status = OwnedFile::Status;
   const std::string path = dir.file_path(k_key_file);
-  UniqueFd fd(::openat(dir.fd(), k_key_file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-  if (!fd) {
-    if (errno != ENOENT) {
-      problem = "cannot open " + path + ": " + std::strerror(errno);
+  OwnedFile file = read_owned_file(dir, k_key_file, k_key_bytes);
+  switch (file.status) {
+  case Status::ok:
+    if (file.text.size() == k_key_bytes) {
+      return std::move(file.text);
     }
+    break;
+  case Status::missing:
     return std::nullopt;
-  }
-  struct stat st
-  {
-  };
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
-      st.st_size != static_cast<off_t>(k_key_bytes)) {
-    problem = path + " is not a 32-byte regular file of this user; remove it to make a new key";
+  case Status::cannot_open:
+    problem = "cannot open " + path + ": " + std::strerror(file.error);
     return std::nullopt;
-  }
-  std::string key(k_key_bytes, '\0');
-  ssize_t n = 0;
-  while ((n = ::pread(fd.get(), key.data(), key.size(), 0)) < 0 && errno == EINTR) {
-  }
-  if (n != static_cast<ssize_t>(k_key_bytes)) {
-    problem = "cannot read " + path + ": " + std::strerror(n < 0 ? errno : EIO);
+  case Status::cannot_read:
+    problem = "cannot read " + path + ": " + std::strerror(file.error);
     return std::nullopt;
+  case Status::not_regular:
+  case Status::other_owner:
+  case Status::too_large:
+    break;
   }
-  return key;
+  problem = path + " is not a 32-byte regular file of this user; remove it to make a new key";
+  return std::nullopt;
 }
 
 // Makes the key, holding the start lock (so cleanup never removes the temp

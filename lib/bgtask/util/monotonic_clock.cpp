@@ -1,10 +1,8 @@
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/monotonic_clock.hpp>
-#include <bgtask/util/unique_fd.hpp>
 
 #include <array>
-#include <cerrno>
 #include <ctime>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -14,12 +12,7 @@ namespace {
 // The real boot id (never a test's fake one: this names the kernel's clock).
 std::string read_boot_id()
 {
-  UniqueFd fd(::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC));
-  std::array<char, 64> buffer{};
-  ssize_t n = -1;
-  while (fd && (n = ::read(fd.get(), buffer.data(), buffer.size())) < 0 && errno == EINTR) {
-  }
-  std::string id(buffer.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+  std::string id = read_small_file("/proc/sys/kernel/random/boot_id", 64);
   while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) {
     id.pop_back();
   }

@@ -4,6 +4,7 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_state.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/start_task.hpp>
 #include <bgtask/exec/task_cancel.hpp>
 #include <bgtask/exec/task_waiter.hpp>
@@ -84,19 +85,16 @@ json::object tool_list(const TaskDir& dir, const json::object& args)
   const auto name = opt_string(args, "name");
   const auto queue = opt_string(args, "queue");
   const auto limit = opt_integer(args, "limit");
+  // Corrupt records are left out: `bgtask status ID` explains them.
+  auto records = load_records(dir, [&](const TaskRecord& r) {
+    return (!name || r.name == name) && (!queue || r.queue == queue);
+  });
+  reconcile_records(dir, records);
   json::array tasks;
-  for (const auto& id : scan_task_ids(dir)) {
-    const auto loaded = load_record(dir, id);
-    if (loaded.status != LoadStatus::ok) {
-      continue; // missing meanwhile, or corrupt: `bgtask status ID` explains it
+  for (const auto& record : records) {
+    if (states.empty() || std::find(states.begin(), states.end(), record.state) != states.end()) {
+      tasks.push_back(record_to_json(record));
     }
-    const TaskRecord record = load_current_record(dir, id);
-    if ((!states.empty() &&
-         std::find(states.begin(), states.end(), record.state) == states.end()) ||
-        (name && record.name != name) || (queue && record.queue != queue)) {
-      continue;
-    }
-    tasks.push_back(record_to_json(record));
   }
   if (limit && tasks.size() > static_cast<std::size_t>(*limit)) {
     tasks.erase(tasks.begin(), tasks.end() - *limit);

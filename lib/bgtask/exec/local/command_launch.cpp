@@ -2,6 +2,7 @@
 #include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/proc/environment.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 
 #include <cerrno>
 #include <climits>
@@ -24,22 +25,6 @@ struct ExecFailure
   ExecStage stage;
   int error;
 };
-
-void write_fully(int fd, const void* data, std::size_t size)
-{
-  const char* at = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, at, size);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return;
-    }
-    at += n;
-    size -= static_cast<std::size_t>(n);
-  }
-}
 
 // The value of PATH in `env`, or execvp's default when it has none.
 const char* search_path(char* const* env)
@@ -107,7 +92,7 @@ bool find_on_path(const char* name, const char* path, char* out)
   }
   const auto fail = [&](ExecStage stage, int error) {
     const ExecFailure failure{stage, error};
-    write_fully(error_fd, &failure, sizeof(failure));
+    static_cast<void>(write_all(error_fd, &failure, sizeof(failure)));
     ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
   };
   if (chdir_error != 0) {
@@ -186,7 +171,7 @@ PendingCommand::PendingCommand(const CommandImage& image)
 
 std::optional<PendingCommand::Failure> PendingCommand::release(const LaunchRequest& request)
 {
-  write_fully(m_go.get(), "g", 1);
+  static_cast<void>(write_all(m_go.get(), "g", 1));
   m_go.close();
   ExecFailure failure{};
   ssize_t got = 0;

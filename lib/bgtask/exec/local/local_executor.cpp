@@ -11,6 +11,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <cerrno>
@@ -24,21 +25,8 @@ namespace bgtask {
 
 namespace {
 
-std::string read_all(int fd)
-{
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return text;
-    }
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-}
+// The most of the supervisor's launch report ("CODE\nREASON") that is read.
+constexpr std::size_t k_max_report_bytes = 64 * 1024;
 
 } // namespace
 
@@ -78,7 +66,8 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   }
   report_write.close();
   output.close();
-  const std::string report = read_all(report_read.get());
+  std::string report;
+  static_cast<void>(read_all(report_read.get(), report, k_max_report_bytes));
   const auto newline = report.find('\n');
   if (newline == std::string::npos) {
     remove_unrecorded_task_files(dir, id);

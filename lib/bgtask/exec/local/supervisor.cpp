@@ -24,6 +24,7 @@
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/test_seams.hpp>
 
 #include <cerrno>
@@ -40,20 +41,6 @@ namespace bgtask {
 
 namespace {
 
-void write_fully(int fd, std::string_view data)
-{
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return;
-    }
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
 void redirect_stdio_to_null()
 {
   const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -65,17 +52,6 @@ void redirect_stdio_to_null()
       ::close(null_fd);
     }
   }
-}
-
-// fdatasync(2), retried on EINTR; 0 or errno.
-int sync_data(int fd)
-{
-  while (::fdatasync(fd) != 0) {
-    if (errno != EINTR) {
-      return errno;
-    }
-  }
-  return 0;
 }
 
 CgroupLimits cgroup_limits(const ResourceLimits& limits)
@@ -108,7 +84,7 @@ struct SupervisorRun
   void report(const std::string& line)
   {
     if (plan.report) {
-      write_fully(plan.report.get(), line);
+      static_cast<void>(write_all(plan.report.get(), line));
       plan.report.close();
     }
   }
@@ -234,7 +210,7 @@ void prepare(SupervisorRun& run)
     ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   // The output is durable before the record that counts its bytes is
   // (fdatasync: its size, not its times, is needed to read it back).
-  const int output_sync_error = sync_data(plan.output.get());
+  const int output_sync_error = sync_fd(plan.output.get(), SyncWhat::data);
   save_final_record(
     run.dir, plan.lock, run.record(),
     [&](TaskRecord& r) {

@@ -1,5 +1,6 @@
 #include <bgtask/exec/slurm/slurm_array.hpp>
 #include <bgtask/exec/slurm/slurm_job.hpp>
+#include <bgtask/util/split.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -8,21 +9,6 @@
 namespace bgtask {
 
 namespace {
-
-std::vector<std::string_view> split(std::string_view text, char separator)
-{
-  std::vector<std::string_view> parts;
-  std::size_t at = 0;
-  for (;;) {
-    const auto end = text.find(separator, at);
-    parts.push_back(
-      text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-    if (end == std::string_view::npos) {
-      return parts;
-    }
-    at = end + 1;
-  }
-}
 
 std::string_view trim(std::string_view text)
 {
@@ -93,6 +79,24 @@ bool is_job_id(std::string_view text)
   });
 }
 
+// What `scontrol -o show job` and the jobcomp log name alike in their
+// `Key=value` pairs; `name_key` is the key of the job's name.
+SlurmJobInfo job_from_pairs(const std::vector<std::pair<std::string, std::string>>& pairs,
+                            std::string_view name_key)
+{
+  SlurmJobInfo job;
+  job.job_id = value_of(pairs, "JobId");
+  job.name = value_of(pairs, name_key);
+  job.state = first_word(value_of(pairs, "JobState"));
+  job.exit_code = value_of(pairs, "ExitCode");
+  job.start_time = value_of(pairs, "StartTime");
+  job.end_time = value_of(pairs, "EndTime");
+  job.node_list = value_of(pairs, "NodeList");
+  job.time_limit = value_of(pairs, "TimeLimit");
+  job.submit_time = value_of(pairs, "SubmitTime");
+  return job;
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> split_key_values(std::string_view line)
@@ -100,7 +104,7 @@ std::vector<std::pair<std::string, std::string>> split_key_values(std::string_vi
   std::vector<std::pair<std::string, std::string>> pairs;
   std::string* current = nullptr;
   std::vector<bool> keep; // false for a repeated key, whose value is dropped
-  for (const auto word : split(trim(line), ' ')) {
+  for (const auto word : split(trim(line), ' ', EmptyParts::keep)) {
     const auto length = key_length(word);
     if (length > 0) {
       const std::string key(word.substr(0, length));
@@ -125,25 +129,16 @@ std::vector<std::pair<std::string, std::string>> split_key_values(std::string_vi
 std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text)
 {
   std::vector<SlurmJobInfo> jobs;
-  for (const auto line : split(text, '\n')) {
+  for (const auto line : split(text, '\n', EmptyParts::keep)) {
     if (!trim(line).starts_with("JobId=")) {
       continue;
     }
     const auto pairs = split_key_values(line);
-    SlurmJobInfo job;
-    job.job_id = value_of(pairs, "JobId");
-    job.name = value_of(pairs, "JobName");
-    job.state = first_word(value_of(pairs, "JobState"));
+    SlurmJobInfo job = job_from_pairs(pairs, "JobName");
     job.reason = value_of(pairs, "Reason");
-    job.exit_code = value_of(pairs, "ExitCode");
-    job.start_time = value_of(pairs, "StartTime");
-    job.end_time = value_of(pairs, "EndTime");
-    job.node_list = value_of(pairs, "NodeList");
     if (job.node_list.empty() || job.node_list == "(null)") {
       job.node_list = value_of(pairs, "BatchHost");
     }
-    job.time_limit = value_of(pairs, "TimeLimit");
-    job.submit_time = value_of(pairs, "SubmitTime");
     if (is_job_id(job.job_id) && !job.state.empty()) {
       jobs.push_back(std::move(job));
     }
@@ -154,11 +149,11 @@ std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text)
 std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text)
 {
   std::vector<SlurmJobInfo> jobs;
-  for (auto line : split(text, '\n')) {
+  for (auto line : split(text, '\n', EmptyParts::keep)) {
     if (line.ends_with('|')) {
       line.remove_suffix(1);
     }
-    const auto fields = split(line, '|');
+    const auto fields = split(line, '|', EmptyParts::keep);
     if (fields.size() < 10 || !is_job_id(trim(fields[0]))) {
       continue;
     }
@@ -189,8 +184,8 @@ std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text)
 std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text)
 {
   std::vector<SlurmJobInfo> jobs;
-  for (const auto line : split(text, '\n')) {
-    const auto fields = split(line, '|');
+  for (const auto line : split(text, '\n', EmptyParts::keep)) {
+    const auto fields = split(line, '|', EmptyParts::keep);
     const auto elements =
       fields.size() < 10 ? std::vector<std::string>{} : expand_array_job_ids(trim(fields[0]));
     if (fields.size() < 10 || (!is_job_id(trim(fields[0])) && elements.empty())) {
@@ -230,8 +225,7 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
     return std::nullopt;
   }
   const auto pairs = split_key_values(line);
-  SlurmJobInfo job;
-  job.job_id = value_of(pairs, "JobId");
+  SlurmJobInfo job = job_from_pairs(pairs, "Name");
   // An array element: `ARRAYJOB_INDEX`, as the other sources name it (an
   // ArrayTaskId of 4294967294 means none).
   const auto array_job = value_of(pairs, "ArrayJobId");
@@ -240,14 +234,6 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
       array_task != "4294967294") {
     job.job_id = array_job + "_" + array_task;
   }
-  job.name = value_of(pairs, "Name");
-  job.state = first_word(value_of(pairs, "JobState"));
-  job.exit_code = value_of(pairs, "ExitCode");
-  job.start_time = value_of(pairs, "StartTime");
-  job.end_time = value_of(pairs, "EndTime");
-  job.node_list = value_of(pairs, "NodeList");
-  job.time_limit = value_of(pairs, "TimeLimit");
-  job.submit_time = value_of(pairs, "SubmitTime");
   if (!is_job_id(job.job_id) || job.state.empty()) {
     return std::nullopt;
   }
@@ -257,7 +243,7 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
 std::vector<std::pair<std::string, std::string>> parse_slurm_config(std::string_view text)
 {
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto line : split(text, '\n')) {
+  for (const auto line : split(text, '\n', EmptyParts::keep)) {
     const auto equals = line.find(" = ");
     if (equals == std::string_view::npos) {
       continue;

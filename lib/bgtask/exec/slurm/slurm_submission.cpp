@@ -1,5 +1,6 @@
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/shell_quote.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <array>
@@ -10,19 +11,6 @@
 namespace bgtask {
 
 namespace {
-
-std::string shell_quote(std::string_view word)
-{
-  std::string out = "'";
-  for (const char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
 
 struct ReservedOption
 {
