@@ -10,18 +10,20 @@ namespace bgtask {
 
 namespace {
 
-// posix_spawn's two attribute objects, destroyed on every path.
+// posix_spawn's two attribute objects, destroyed on every path that
+// initialised them. Once a step failed (the initialisation included), no
+// further step runs: error() names the first failure.
 class SpawnSetup
 {
 public:
   SpawnSetup()
   {
     m_error = ::posix_spawn_file_actions_init(&m_actions);
-    if (m_error == 0) {
+    m_actions_ready = m_error == 0;
+    if (m_actions_ready) {
       m_error = ::posix_spawnattr_init(&m_attributes);
       m_attributes_ready = m_error == 0;
     }
-    m_actions_ready = true;
   }
   SpawnSetup(const SpawnSetup&) = delete;
   SpawnSetup& operator=(const SpawnSetup&) = delete;
@@ -35,17 +37,21 @@ public:
     }
   }
 
-  // Records the first failing step.
-  void step(int error)
+  // Runs `call` (a posix_spawn_* setter returning 0 or an errno) unless a
+  // step failed before; records the first failure.
+  template <typename Call> void step(Call&& call)
   {
     if (m_error == 0) {
-      m_error = error;
+      m_error = call();
     }
   }
   void stream(int fd, int target, int null_flags)
   {
-    step(fd < 0 ? ::posix_spawn_file_actions_addopen(&m_actions, target, "/dev/null", null_flags, 0)
-                : ::posix_spawn_file_actions_adddup2(&m_actions, fd, target));
+    step([&] {
+      return fd < 0
+               ? ::posix_spawn_file_actions_addopen(&m_actions, target, "/dev/null", null_flags, 0)
+               : ::posix_spawn_file_actions_adddup2(&m_actions, fd, target);
+    });
   }
 
   int error() const { return m_error; }
@@ -73,22 +79,24 @@ Spawned spawn_program(const SpawnRequest& request)
   setup.stream(request.stdin_fd, 0, O_RDONLY);
   setup.stream(request.stdout_fd, 1, O_WRONLY);
   setup.stream(request.stderr_fd, 2, O_WRONLY);
-  setup.step(::posix_spawn_file_actions_addclosefrom_np(setup.actions(), 3));
+  setup.step([&] { return ::posix_spawn_file_actions_addclosefrom_np(setup.actions(), 3); });
   if (request.cwd) {
-    setup.step(::posix_spawn_file_actions_addchdir_np(setup.actions(), request.cwd->c_str()));
+    setup.step([&] {
+      return ::posix_spawn_file_actions_addchdir_np(setup.actions(), request.cwd->c_str());
+    });
   }
   sigset_t all;
   sigset_t none;
   sigfillset(&all);
   sigemptyset(&none);
-  setup.step(::posix_spawnattr_setsigdefault(setup.attributes(), &all));
-  setup.step(::posix_spawnattr_setsigmask(setup.attributes(), &none));
+  setup.step([&] { return ::posix_spawnattr_setsigdefault(setup.attributes(), &all); });
+  setup.step([&] { return ::posix_spawnattr_setsigmask(setup.attributes(), &none); });
   short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
   if (request.group == ProcessGroup::own) {
     flags |= POSIX_SPAWN_SETPGROUP;
-    setup.step(::posix_spawnattr_setpgroup(setup.attributes(), 0));
+    setup.step([&] { return ::posix_spawnattr_setpgroup(setup.attributes(), 0); });
   }
-  setup.step(::posix_spawnattr_setflags(setup.attributes(), flags));
+  setup.step([&] { return ::posix_spawnattr_setflags(setup.attributes(), flags); });
   if (setup.error() != 0) {
     return Spawned{-1, setup.error()};
   }
