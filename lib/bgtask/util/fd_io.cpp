@@ -69,11 +69,11 @@ std::string read_small_file(const char* path, std::size_t max)
   if (!fd) {
     return {};
   }
-  std::string text(max, '\0');
-  ssize_t n = 0;
-  while ((n = ::read(fd.get(), text.data(), text.size())) < 0 && errno == EINTR) {
+  // To end of file: one read(2) of a pseudo-file or a pipe may return part.
+  std::string text;
+  if (read_all(fd.get(), text, max) != 0) {
+    return {};
   }
-  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   return text;
 }
 

@@ -28,9 +28,10 @@ int pwrite_all(int fd, std::string_view data, off_t offset) noexcept;
 // kept).
 int read_all(int fd, std::string& text, std::size_t limit);
 
-// What one read(2) of at most `max` bytes (retried on EINTR) gives from the
-// start of the file at `path` (a file of /proc or /sys, which says all at
-// once); empty if it cannot be opened or read.
+// The file at `path` (a file of /proc or /sys, say) read to its end, or its
+// first `max` bytes if it is longer (read_all: short reads continue, EINTR
+// is retried); empty if it cannot be opened or a read fails, never a part
+// that ends at the failure.
 std::string read_small_file(const char* path, std::size_t max);
 
 enum class SyncWhat { data, all };
