@@ -1,34 +1,20 @@
 #include <bgtask/proc/memory_trim.hpp>
-#include <bgtask/util/unique_fd.hpp>
+#include <bgtask/util/fd_io.hpp>
 
 #include <cstdint>
 #include <cstdlib>
-#include <fcntl.h>
 #include <malloc.h>
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <vector>
 
 namespace bgtask {
 
 namespace {
 
-std::string read_file(const char* path)
-{
-  std::string text;
-  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
-  if (!fd) {
-    return text;
-  }
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = ::read(fd.get(), buffer, sizeof buffer)) > 0) {
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  return text;
-}
+// Bounds the read of /proc/self/smaps (a few hundred KiB in practice).
+constexpr std::size_t k_max_smaps_bytes = 16 * 1024 * 1024;
 
 // One mapping as /proc/self/smaps describes it.
 struct Mapping
@@ -65,7 +51,10 @@ void release_unused_memory()
   // A read-only private file mapping may still hold private copies of pages
   // (relocations made before RELRO turned it read-only): dropping those
   // would lose them, so only mappings without anonymous pages qualify.
-  const std::string smaps = read_file("/proc/self/smaps");
+  std::string smaps = read_small_file("/proc/self/smaps", k_max_smaps_bytes);
+  // Whole lines only: a cut "Anonymous: 12 kB" must not read as 0.
+  const auto last_newline = smaps.rfind('\n');
+  smaps.resize(last_newline == std::string::npos ? 0 : last_newline + 1);
   std::string_view rest(smaps);
   Mapping mapping;
   std::vector<Mapping> droppable;

@@ -50,7 +50,7 @@ void write_outcome_note(const TaskLock& lock, const TaskRecord& final_record)
     return;
   }
   if (pwrite_all(lock.fd(), note, 0) == 0) {
-    ::fsync(lock.fd());
+    static_cast<void>(sync_fd(lock.fd(), SyncWhat::all));
   }
 }
 
