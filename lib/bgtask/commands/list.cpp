@@ -4,6 +4,7 @@
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/exec/executors.hpp>
+#include <bgtask/store/list_cache.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -123,30 +124,47 @@ constexpr std::size_t k_max_readers = 4;
 constexpr std::size_t k_ids_per_reader = 2000; // below this, one thread reads all
 constexpr std::size_t k_ids_per_block = 256;   // what a reader takes at a time
 
-// Reads the records of `ids` on up to k_max_readers threads (list is bound
-// by opening and parsing thousands of files). Final and corrupt records are
-// shown at once, so a big directory is never held in memory whole:
-// `shown[i]` is set for each one the filter takes. Returns the unfinished
-// records in ID order; their slots in `shown` stay empty.
+// Reads the records of `files` on up to k_max_readers threads (list is
+// bound by opening and parsing thousands of files), taking the finished
+// ones from `cache` where it has them. Final and corrupt records are shown
+// at once, so a big directory is never held in memory whole: `shown[i]` is
+// set for each one the filter takes. Returns the unfinished records in ID
+// order (their slots in `shown` stay empty), and in `added` the cache lines
+// of the finished records that were read from their files.
 template <typename Show>
-std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::string>& ids,
-                                     const Filter& filter, const Show& show,
-                                     std::vector<std::optional<Shown>>& shown)
+std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<RecordFile>& files,
+                                     const ListCache* cache, const Filter& filter, const Show& show,
+                                     std::vector<std::optional<Shown>>& shown,
+                                     std::vector<std::string>& added)
 {
-  shown.assign(ids.size(), std::nullopt);
+  shown.assign(files.size(), std::nullopt);
   const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
   const std::size_t readers =
-    std::clamp<std::size_t>(ids.size() / k_ids_per_reader, 1, std::min(cores, k_max_readers));
+    std::clamp<std::size_t>(files.size() / k_ids_per_reader, 1, std::min(cores, k_max_readers));
   std::vector<std::vector<Unfinished>> unfinished(readers);
+  std::vector<std::vector<std::string>> fresh(readers);
   for_each_index_in_parallel(
-    ids.size(), readers, k_ids_per_block, [&](std::size_t reader, std::size_t i) {
-      auto entry = load_record(dir, ids[i]);
+    files.size(), readers, k_ids_per_block, [&](std::size_t reader, std::size_t i) {
+      LoadedRecord entry;
+      if (auto cached = cache != nullptr ? cache->find(files[i]) : std::nullopt) {
+        entry.id = files[i].id;
+        entry.status = LoadStatus::ok;
+        entry.record = std::move(*cached);
+      } else {
+        entry = load_record(dir, files[i].id);
+        if (cache != nullptr && entry.status == LoadStatus::ok && is_final(entry.record.state)) {
+          fresh[reader].push_back(ListCache::entry(files[i].ino, entry.record));
+        }
+      }
       if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
         unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
       } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
         shown[i] = show(entry);
       }
     });
+  for (auto& part : fresh) {
+    std::move(part.begin(), part.end(), std::back_inserter(added));
+  }
   std::vector<Unfinished> all;
   for (auto& part : unfinished) {
     std::move(part.begin(), part.end(), std::back_inserter(all));
@@ -245,8 +263,18 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
 
   // Unfinished records are reconciled in one batch, so that Slurm's
   // controller is asked once, not once per task.
+  // The cache holds only what the table and the summary show.
+  const auto cache = format == ListFormat::table || summary
+                       ? std::optional<ListCache>(ListCache::load(dir))
+                       : std::nullopt;
+  const auto listing = cache ? cache->record_files(dir) : RecordListing{scan_record_files(dir), {}};
   std::vector<std::optional<Shown>> shown;
-  auto unfinished = read_records(dir, scan_task_ids(dir), filter, show, shown);
+  std::vector<std::string> added;
+  auto unfinished =
+    read_records(dir, listing.files, cache ? &*cache : nullptr, filter, show, shown, added);
+  if (cache) {
+    cache->save(dir, listing, added);
+  }
   std::vector<TaskRecord> records;
   records.reserve(unfinished.size());
   for (auto& u : unfinished) {

@@ -37,17 +37,13 @@ char32_t decode(std::string_view text, std::size_t at, std::size_t& length)
   return cp;
 }
 
-// wcwidth under C.UTF-8 for this thread (uselocale), restored afterwards.
+// wcwidth under C.UTF-8 for this thread (uselocale), restored afterwards;
+// the locale is switched at the first code point beyond ASCII, so that
+// plain text (most of a `list` table) pays nothing for it.
 class Utf8Widths
 {
 public:
-  Utf8Widths()
-  {
-    static const locale_t utf8 = ::newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(nullptr));
-    if (utf8 != locale_t(nullptr)) {
-      m_previous = ::uselocale(utf8);
-    }
-  }
+  Utf8Widths() = default;
   Utf8Widths(const Utf8Widths&) = delete;
   Utf8Widths& operator=(const Utf8Widths&) = delete;
   ~Utf8Widths()
@@ -57,10 +53,17 @@ public:
     }
   }
 
-  std::size_t of(char32_t cp) const
+  std::size_t of(char32_t cp)
   {
     if (cp < 0x80) {
       return cp >= 0x20 && cp != 0x7F ? 1 : 0;
+    }
+    if (!m_switched) {
+      static const locale_t utf8 = ::newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(nullptr));
+      if (utf8 != locale_t(nullptr)) {
+        m_previous = ::uselocale(utf8);
+      }
+      m_switched = true;
     }
     const int width = ::wcwidth(static_cast<wchar_t>(cp));
     return width < 0 ? 1 : static_cast<std::size_t>(width);
@@ -68,13 +71,14 @@ public:
 
 private:
   locale_t m_previous = locale_t(nullptr);
+  bool m_switched = false;
 };
 
 } // namespace
 
 std::size_t display_width(std::string_view text)
 {
-  const Utf8Widths widths;
+  Utf8Widths widths;
   std::size_t width = 0;
   for (std::size_t i = 0; i < text.size();) {
     if (const auto sgr = sgr_length(text, i); sgr > 0) {
@@ -93,7 +97,7 @@ std::string truncate_to_width(std::string_view text, std::size_t width)
   if (display_width(text) <= width) {
     return std::string(text);
   }
-  const Utf8Widths widths;
+  Utf8Widths widths;
   std::string out;
   bool coloured = false;
   std::size_t used = 0;

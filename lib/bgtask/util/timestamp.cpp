@@ -80,26 +80,39 @@ TimePoint now()
          test_clock_offset();
 }
 
-// Written digit by digit (date::format builds a stream per call); years
-// outside 0000..9999 are left to date::format.
-std::string format_timestamp(TimePoint time)
+namespace {
+
+// `time` written digit by digit into `pattern` (date::format builds a
+// stream per call, which `list` would pay on every row): the date at 0, the
+// time of day at 11, the milliseconds at 20 where the pattern has room.
+// nullopt for years outside 0000..9999, which are left to date::format.
+std::optional<std::string> civil_text(TimePoint time, std::string pattern)
 {
   const auto day = std::chrono::floor<std::chrono::days>(time);
   const std::chrono::year_month_day calendar{day};
   const int year = static_cast<int>(calendar.year());
   if (year < 0 || year > 9999) {
-    return date::format(k_timestamp_format, time);
+    return std::nullopt;
   }
   const std::chrono::hh_mm_ss clock{time - day};
-  std::string text = "0000-00-00T00:00:00.000Z";
-  put_digits(text, 0, 4, static_cast<unsigned>(year));
-  put_digits(text, 5, 2, static_cast<unsigned>(calendar.month()));
-  put_digits(text, 8, 2, static_cast<unsigned>(calendar.day()));
-  put_digits(text, 11, 2, static_cast<unsigned>(clock.hours().count()));
-  put_digits(text, 14, 2, static_cast<unsigned>(clock.minutes().count()));
-  put_digits(text, 17, 2, static_cast<unsigned>(clock.seconds().count()));
-  put_digits(text, 20, 3, static_cast<unsigned>(clock.subseconds().count()));
-  return text;
+  put_digits(pattern, 0, 4, static_cast<unsigned>(year));
+  put_digits(pattern, 5, 2, static_cast<unsigned>(calendar.month()));
+  put_digits(pattern, 8, 2, static_cast<unsigned>(calendar.day()));
+  put_digits(pattern, 11, 2, static_cast<unsigned>(clock.hours().count()));
+  put_digits(pattern, 14, 2, static_cast<unsigned>(clock.minutes().count()));
+  put_digits(pattern, 17, 2, static_cast<unsigned>(clock.seconds().count()));
+  if (pattern.size() >= 23) {
+    put_digits(pattern, 20, 3, static_cast<unsigned>(clock.subseconds().count()));
+  }
+  return pattern;
+}
+
+} // namespace
+
+std::string format_timestamp(TimePoint time)
+{
+  auto text = civil_text(time, "0000-00-00T00:00:00.000Z");
+  return text ? std::move(*text) : date::format(k_timestamp_format, time);
 }
 
 // Accepts exactly what format_timestamp writes: the fixed shape, a real
@@ -153,7 +166,11 @@ std::optional<std::pair<date::sys_seconds, long>> to_local(TimePoint time)
 std::string format_local_time(TimePoint time)
 {
   const auto local = to_local(time);
-  return local ? date::format("%F %T", local->first) : format_timestamp(time);
+  if (!local) {
+    return format_timestamp(time);
+  }
+  auto text = civil_text(local->first, "0000-00-00 00:00:00");
+  return text ? std::move(*text) : date::format("%F %T", local->first);
 }
 
 std::string format_local_time_with_offset(TimePoint time)
@@ -167,7 +184,8 @@ std::string format_local_time_with_offset(TimePoint time)
   char zone[48];
   std::snprintf(zone, sizeof zone, " %c%02ld:%02ld", offset < 0 ? '-' : '+', minutes / 60,
                 minutes % 60);
-  return date::format("%F %T", local->first) + zone;
+  auto text = civil_text(local->first, "0000-00-00 00:00:00");
+  return (text ? std::move(*text) : date::format("%F %T", local->first)) + zone;
 }
 
 } // namespace bgtask
