@@ -196,6 +196,21 @@ pc_check() {
       ok=1
     fi
   done
+  # `list` takes finished tasks and the directory's listing from its cache
+  # (.cache/list), which may have outlived the cut: twice (the first may
+  # write the cache), it must show what the records say.
+  local listed recorded
+  for _ in 1 2; do
+    listed=$("$BGTASK" --dir "$dir" list 2>/dev/null | awk 'NR > 1 { print $1, $2 }' | sort)
+    recorded=$(for f in "$dir"/*.status.json; do
+      [ -e "$f" ] && { jq -r '"\(.id) \(.state)"' "$f" 2>/dev/null || echo "$(basename "$f" .status.json) corrupt"; }
+    done | sort)
+    if [ "$listed" != "$recorded" ]; then
+      trial_failed "$label" "list disagrees with the records: $(diff <(echo "$listed") <(echo "$recorded") | sed -n 1,5p | tr '\n' ' ')"
+      ok=1
+      break
+    fi
+  done
   check_invariants "$dir" "$printed" || {
     trial_failed "$label" "invariants broken in $dir"
     ok=1

@@ -272,15 +272,15 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
   std::vector<std::string> added;
   auto unfinished =
     read_records(dir, listing.files, cache ? &*cache : nullptr, filter, show, shown, added);
-  if (cache) {
-    cache->save(dir, listing, added);
-  }
   std::vector<TaskRecord> records;
   records.reserve(unfinished.size());
   for (auto& u : unfinished) {
     records.push_back(std::move(u.record));
   }
   reconcile_records(dir, records);
+  if (cache) {
+    cache->save(dir, listing, added); // last: the records' own writes come first
+  }
   for (std::size_t i = 0; i < records.size(); ++i) {
     LoadedRecord entry;
     entry.id = records[i].id;
