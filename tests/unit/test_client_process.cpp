@@ -2,10 +2,33 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
 using bgtask::ClientCall;
 using bgtask::ClientEnd;
 
 namespace {
+
+// True once `pid` is gone or a zombie (dead, only not yet reaped by whoever
+// adopted it).
+bool dead(pid_t pid)
+{
+  if (::kill(pid, 0) != 0 && errno == ESRCH) {
+    return true;
+  }
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
 
 ClientCall shell(std::string script)
 {
@@ -64,9 +87,32 @@ TEST(ClientProcess, KillsAClientThatOutlivesItsDeadline)
 
 TEST(ClientProcess, KillsAClientThatClosesItsOutputButGoesOn)
 {
-  auto call = shell("exec >/dev/null 2>&1; sleep 30");
+  // The shell's child (sleep) must die with it: it once outlived the call.
+  char pid_file[] = "/tmp/bgtask-client-child.XXXXXX";
+  const int fd = ::mkstemp(pid_file);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  auto call =
+    shell(std::string("exec >/dev/null 2>&1; sleep 30 & echo $! >") + pid_file + "; wait");
   call.timeout = std::chrono::milliseconds(200);
   EXPECT_EQ(bgtask::run_client(call).end, ClientEnd::timed_out);
+  std::ifstream in(pid_file);
+  pid_t child = 0;
+  in >> child;
+  ::unlink(pid_file);
+  ASSERT_GT(child, 0) << "the shell did not say its child's pid";
+  // Killed at once; gone once its new parent has reaped it.
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = dead(child);
+    if (!gone) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  if (!gone) {
+    ::kill(child, SIGKILL);
+  }
+  EXPECT_TRUE(gone) << "the client's child " << child << " outlived the deadline";
 }
 
 TEST(ClientProcess, SaysWhenTheProgramCannotRun)

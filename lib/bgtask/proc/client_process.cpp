@@ -75,6 +75,7 @@ std::string start_client(const ClientCall& call, RunningClient& client)
   spawn.stdout_fd = out_write.get();
   spawn.stderr_fd = err_write.get();
   spawn.umask = caller_umask();
+  spawn.group = ProcessGroup::own; // killed as a whole at the deadline (reap)
   const Spawned spawned = spawn_program(spawn);
   if (spawned.pid < 0) {
     return "cannot run " + call.argv.front() + ": " + std::strerror(spawned.error);
@@ -147,12 +148,13 @@ bool exchange(const ClientCall& call, RunningClient& client, Clock::time_point d
 }
 
 // Reaps the client: waits for it until the deadline, then kills it (at once
-// when `kill_now`). Returns its wait status, and whether it was killed.
+// when `kill_now`), with every process of its group: what it started dies
+// with it. Returns its wait status, and whether it was killed.
 std::pair<int, bool> reap(pid_t pid, Clock::time_point deadline, bool kill_now)
 {
   bool killed = kill_now;
   if (killed) {
-    ::kill(pid, SIGKILL);
+    ::kill(-pid, SIGKILL); // its own group (start_client), not yet reaped
   }
   int status = 0;
   for (;;) {
@@ -162,7 +164,7 @@ std::pair<int, bool> reap(pid_t pid, Clock::time_point deadline, bool kill_now)
     }
     if (done == 0) {
       if (Clock::now() >= deadline) {
-        ::kill(pid, SIGKILL);
+        ::kill(-pid, SIGKILL);
         killed = true;
       } else {
         ::usleep(2000);

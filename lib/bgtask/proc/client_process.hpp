@@ -32,7 +32,8 @@ struct ClientResult
 };
 
 // Runs `call` to completion or to its deadline, whichever comes first, and
-// never longer: at the deadline the program is killed (SIGKILL) and reaped.
+// never longer: at the deadline the program is killed (SIGKILL) with every
+// process it started (it runs in a process group of its own), and reaped.
 // Captures stdout and stderr (each capped at 256 MiB; beyond that the
 // program is killed too). Never throws for the program's own failures.
 ClientResult run_client(const ClientCall& call);
