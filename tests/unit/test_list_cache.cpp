@@ -236,3 +236,26 @@ TEST_F(ListCacheTest, TheListingIsReusedOnlyWhileTheDirectoryIsUnchanged)
   ASSERT_EQ(listing.files.size(), 1U);
   EXPECT_EQ(listing.files[0].id, "2aaaaaaaaaam");
 }
+
+TEST_F(ListCacheTest, ACachedListingKeepsRecordFilesWithoutAnInodeNumber)
+{
+  write(finished("2aaaaaaaaaan"));
+  write(finished("2aaaaaaaaaap"));
+  list_once(); // makes .cache, which changes the directory's times
+  // A listing as a file system without d_ino gives it (inode 0), stamped
+  // with the directory's times as settled.
+  struct stat st
+  {
+  };
+  ASSERT_EQ(::stat(m_path.c_str(), &st), 0);
+  bgtask::RecordListing listing;
+  listing.files = {RecordFile{"2aaaaaaaaaan", 0}, RecordFile{"2aaaaaaaaaap", 0}};
+  const auto ns = [](const timespec& t) { return std::int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+  listing.stamp = {ns(st.st_ctim), ns(st.st_mtim), ns(st.st_ctim) + 2000000000};
+  ListCache().save(dir(), listing, {});
+  const auto cache = ListCache::load(dir());
+  const auto reused = cache.record_files(dir());
+  EXPECT_TRUE(reused.cached);
+  ASSERT_EQ(reused.files.size(), 2U);
+  EXPECT_FALSE(cache.find(reused.files[0])); // never matched: read from the record
+}

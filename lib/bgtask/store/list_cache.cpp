@@ -327,10 +327,10 @@ ListCache ListCache::load(const TaskDir& dir)
     const auto id_end = line.find('\t');
     const auto ino_end =
       line.find('\t', id_end == std::string_view::npos ? line.size() : id_end + 1);
-    ino_t ino = 0;
+    ino_t ino = 0; // 0 where the file system gives none: listed, never matched
     if (ino_end == std::string_view::npos ||
-        !parse_number(line.substr(id_end + 1, ino_end - id_end - 1), ino) || ino == 0) {
-      continue;
+        !parse_number(line.substr(id_end + 1, ino_end - id_end - 1), ino)) {
+      return ListCache(); // its listing would leave a task out: trust none of it
     }
     cache.m_slots.push_back(Slot{line.substr(0, id_end), ino, line});
   }
