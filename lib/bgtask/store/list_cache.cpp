@@ -1,5 +1,6 @@
 #include <bgtask/store/list_cache.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/random_token.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -229,19 +230,9 @@ std::string read_cache_file(const TaskDir& dir)
       static_cast<std::size_t>(st.st_size) > k_max_bytes) {
     return {};
   }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t filled = 0;
-  while (filled < text.size()) {
-    const ssize_t n = ::read(fd.get(), text.data() + filled, text.size() - filled);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return {};
-    }
-    filled += static_cast<std::size_t>(n);
-  }
-  return text;
+  std::string text;
+  text.reserve(static_cast<std::size_t>(st.st_size));
+  return read_all(fd.get(), text, k_max_bytes) == 0 ? text : std::string();
 }
 
 // The header's stamp and the body of `text`, if the header matches it.
@@ -448,19 +439,7 @@ void ListCache::save(const TaskDir& dir, const RecordListing& listing,
   if (!fd) {
     return;
   }
-  const std::string text = header + body;
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd.get(), text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  const bool complete = written == text.size() && ::close(fd.release()) == 0;
+  const bool complete = write_all(fd.get(), header + body) == 0 && ::close(fd.release()) == 0;
   if (!complete || ::renameat(folder.get(), temp.c_str(), folder.get(), k_name) != 0) {
     ::unlinkat(folder.get(), temp.c_str(), 0);
   }
