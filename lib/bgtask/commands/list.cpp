@@ -261,8 +261,6 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
     return shown;
   };
 
-  // Unfinished records are reconciled in one batch, so that Slurm's
-  // controller is asked once, not once per task.
   // The cache holds only what the table and the summary show.
   const auto cache = format == ListFormat::table || summary
                        ? std::optional<ListCache>(ListCache::load(dir))
@@ -272,6 +270,8 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
   std::vector<std::string> added;
   auto unfinished =
     read_records(dir, listing.files, cache ? &*cache : nullptr, filter, show, shown, added);
+  // Unfinished records are reconciled in one batch, so that Slurm's
+  // controller is asked once, not once per task.
   std::vector<TaskRecord> records;
   records.reserve(unfinished.size());
   for (auto& u : unfinished) {

@@ -1,7 +1,9 @@
 #include <bgtask/store/list_cache.hpp>
+#include <bgtask/store/owned_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/random_token.hpp>
+#include <bgtask/util/split.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -20,12 +22,13 @@ namespace bgtask {
 
 namespace {
 
-// `.list-cache`: a header line `bgtask-list-cache 1 ENTRIES BYTES HASH`
-// (BYTES and HASH of the body after it), then one line per finished task:
-// tab-separated fields (see ListCache::entry), each escaped (\\ \t \n);
-// an optional field is empty when absent and starts with `+` when present.
-// In a folder of its own, so that writing the cache leaves the task
-// directory's times alone (its listing stamp).
+// `.cache/list`: a header line `bgtask-list-cache 1 ENTRIES BYTES HASH
+// CTIME MTIME LISTED` (BYTES and HASH of the body after it; the listing's
+// DirStamp in ns), then one line per record file in ID order: tab-separated
+// fields (see ListCache::entry; `ID INO -` for a task that is not finished),
+// each escaped (\\ \t \n); an optional field is empty when absent and starts
+// with `+` when present. In a folder of its own, so that writing the cache
+// leaves the task directory's times alone (its listing stamp).
 constexpr const char* k_folder = ".cache";
 constexpr const char* k_name = "list";
 constexpr const char* k_temp_prefix = "list.";
@@ -92,20 +95,6 @@ std::optional<std::string> unescaped(std::string_view field)
   return text;
 }
 
-// The tab-separated fields of `line`, escapes left in.
-std::vector<std::string_view> split_fields(std::string_view line)
-{
-  std::vector<std::string_view> fields;
-  for (;;) {
-    const auto tab = line.find('\t');
-    fields.push_back(line.substr(0, tab));
-    if (tab == std::string_view::npos) {
-      return fields;
-    }
-    line.remove_prefix(tab + 1);
-  }
-}
-
 template <typename Number> bool parse_number(std::string_view text, Number& value, int base = 10)
 {
   const auto* end = text.data() + text.size();
@@ -163,7 +152,7 @@ void append_optional_text(std::string& out, const std::optional<std::string>& va
 // The line's record, or nullopt if any field is malformed.
 std::optional<TaskRecord> decode_line(std::string_view line)
 {
-  const auto f = split_fields(line);
+  const auto f = split(line, '\t', EmptyParts::keep);
   constexpr std::size_t k_fixed = 12; // id .. cwd; the command's words follow
   if (f.size() < k_fixed) {
     return std::nullopt;
@@ -221,18 +210,11 @@ UniqueFd open_folder(const TaskDir& dir, CreateFolder create)
 std::string read_cache_file(const TaskDir& dir)
 {
   const UniqueFd folder = open_folder(dir, CreateFolder::no);
-  UniqueFd fd =
-    open_at(folder.get(), k_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOATIME);
-  struct stat st
-  {
-  };
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != dir.owner() ||
-      static_cast<std::size_t>(st.st_size) > k_max_bytes) {
+  if (!folder) {
     return {};
   }
-  std::string text;
-  text.reserve(static_cast<std::size_t>(st.st_size));
-  return read_all(fd.get(), text, k_max_bytes) == 0 ? text : std::string();
+  auto file = read_owned_file_at(folder.get(), dir.owner(), k_name, k_max_bytes);
+  return file.status == OwnedFile::Status::ok ? std::move(file.text) : std::string();
 }
 
 // The header's stamp and the body of `text`, if the header matches it.

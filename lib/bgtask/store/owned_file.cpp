@@ -11,13 +11,18 @@ namespace bgtask {
 
 OwnedFile read_owned_file(const TaskDir& dir, std::string_view name, std::size_t max_bytes)
 {
+  return read_owned_file_at(dir.fd(), dir.owner(), name, max_bytes);
+}
+
+OwnedFile read_owned_file_at(int dir_fd, uid_t owner, std::string_view name, std::size_t max_bytes)
+{
   OwnedFile file;
   const std::string path(name);
   constexpr int k_flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
   // O_NOATIME: reading a new file would otherwise dirty its inode (relatime).
-  UniqueFd fd = open_at(dir.fd(), path.c_str(), k_flags | O_NOATIME);
+  UniqueFd fd = open_at(dir_fd, path.c_str(), k_flags | O_NOATIME);
   if (!fd && errno == EPERM) {
-    fd = open_at(dir.fd(), path.c_str(), k_flags); // not our file: fstat says so below
+    fd = open_at(dir_fd, path.c_str(), k_flags); // not our file: fstat says so below
   }
   struct stat st
   {
@@ -31,7 +36,7 @@ OwnedFile read_owned_file(const TaskDir& dir, std::string_view name, std::size_t
   file.uid = st.st_uid;
   if (!S_ISREG(st.st_mode)) {
     file.status = OwnedFile::Status::not_regular;
-  } else if (st.st_uid != dir.owner()) {
+  } else if (st.st_uid != owner) {
     file.status = OwnedFile::Status::other_owner;
   } else if (static_cast<std::size_t>(st.st_size) > max_bytes) {
     file.status = OwnedFile::Status::too_large;

@@ -36,4 +36,8 @@ struct OwnedFile
 // are read.
 OwnedFile read_owned_file(const TaskDir& dir, std::string_view name, std::size_t max_bytes);
 
+// read_owned_file for `name` in the directory `dir_fd` (a folder of the task
+// directory, say), whose files must be owned by `owner`.
+OwnedFile read_owned_file_at(int dir_fd, uid_t owner, std::string_view name, std::size_t max_bytes);
+
 } // namespace bgtask
