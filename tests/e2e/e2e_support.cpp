@@ -458,7 +458,9 @@ std::vector<std::string> E2eTest::dir_entries() const
 {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(m_dir)) {
-    names.push_back(entry.path().filename().string());
+    if (entry.path().filename() != ".cache") {
+      names.push_back(entry.path().filename().string());
+    }
   }
   std::sort(names.begin(), names.end());
   return names;

@@ -84,6 +84,7 @@ TEST(SupervisorChild, AnExceptionEndsTheTaskWithItsReasonAndNeverUnwinds)
                                   .lock = std::move(*lock),
                                   .output = std::move(output),
                                   .report = std::move(report_write),
+                                  .start_notice = {},
                                   .caller_umask = 022,
                                   .reconcile = &throwing_reconcile,
                                   .cgroup = std::nullopt,

@@ -2,12 +2,14 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/start_task.hpp>
 #include <bgtask/proc/cgroup.hpp>
+#include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/queue_settings.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
+#include <bgtask/store/task_id_claim.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
@@ -17,22 +19,6 @@
 namespace bgtask {
 
 namespace {
-
-// Creates the `ID.lock` of a new task created now (stored in `at`), whose
-// ID sorts after `newest` (make_task_id), retrying with new IDs while one
-// is taken. Throws Error(failure) if none can be had.
-std::pair<std::string, TaskLock> new_task_lock(const TaskDir& dir, TimePoint& at,
-                                               const std::string& newest)
-{
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    at = now();
-    auto id = make_task_id(at, newest);
-    if (auto lock = TaskLock::create_owned(dir, id)) {
-      return {std::move(id), std::move(*lock)};
-    }
-  }
-  throw Error(ExitCode::failure, "cannot allocate a task ID in " + dir.path());
-}
 
 // One descriptor per element stays open until the records are written.
 void make_room_for_locks(std::size_t count)
@@ -60,14 +46,13 @@ StartResult start_array(const TaskDir& dir, LaunchRequest request, const SlurmAr
   make_room_for_locks(spec.indices.size());
   std::vector<ClaimedTask> elements;
   StartResult result;
-  std::string newest = newest_task_id(dir);
+  TaskIdClaim claim(dir, current_boot_id());
   for (std::size_t i = 0; i < spec.indices.size(); ++i) {
     TimePoint at;
-    auto [id, lock] = new_task_lock(dir, at, newest);
+    auto [id, lock] = claim.next(at);
     if (i == 0) {
       request.record.created_at = at;
     }
-    newest = id;
     result.ids.push_back(id);
     elements.push_back(ClaimedTask{std::move(id), std::move(lock)});
   }
@@ -130,7 +115,7 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
   if (plan.array) {
     return start_array(dir, std::move(request), *plan.array);
   }
-  auto [id, lock] = new_task_lock(dir, request.record.created_at, newest_task_id(dir));
+  auto [id, lock] = TaskIdClaim(dir, current_boot_id()).next(request.record.created_at);
   request.record.id = id;
   StartResult result;
   result.id = id;

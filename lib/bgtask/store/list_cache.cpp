@@ -1,3 +1,4 @@
+#include <bgtask/store/cache_folder.hpp>
 #include <bgtask/store/list_cache.hpp>
 #include <bgtask/store/owned_file.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -27,15 +28,12 @@ namespace {
 // DirStamp in ns), then one line per record file in ID order: tab-separated
 // fields (see ListCache::entry; `ID INO -` for a task that is not finished),
 // each escaped (\\ \t \n); an optional field is empty when absent and starts
-// with `+` when present. In a folder of its own, so that writing the cache
+// with `+` when present. In the cache folder, so that writing the cache
 // leaves the task directory's times alone (its listing stamp).
-constexpr const char* k_folder = ".cache";
 constexpr const char* k_name = "list";
 constexpr const char* k_temp_prefix = "list.";
 constexpr std::string_view k_magic = "bgtask-list-cache 1 ";
 constexpr std::size_t k_max_bytes = std::size_t{256} << 20;
-
-enum class CreateFolder { no, yes };
 
 // A checksum that finds a torn or foreign body (not an adversary: the
 // directory is its owner's alone), eight bytes at a time.
@@ -189,27 +187,10 @@ std::optional<TaskRecord> decode_line(std::string_view line)
   return r;
 }
 
-// The cache folder of `dir` (created if `create` says so), or an invalid
-// descriptor where it is missing or not the directory owner's own.
-UniqueFd open_folder(const TaskDir& dir, CreateFolder create)
-{
-  if (create == CreateFolder::yes && ::mkdirat(dir.fd(), k_folder, 0700) != 0 && errno != EEXIST) {
-    return {};
-  }
-  UniqueFd fd = open_at(dir.fd(), k_folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  struct stat st
-  {
-  };
-  if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_uid != dir.owner() || (st.st_mode & 077) != 0) {
-    return {};
-  }
-  return fd;
-}
-
 // The cache file's text, or empty when it is absent or not to be trusted.
 std::string read_cache_file(const TaskDir& dir)
 {
-  const UniqueFd folder = open_folder(dir, CreateFolder::no);
+  const UniqueFd folder = open_cache_folder(dir, CreateFolder::no);
   if (!folder) {
     return {};
   }
@@ -411,7 +392,7 @@ void ListCache::save(const TaskDir& dir, const RecordListing& listing,
                 "%s%zu %zu %" PRIx64 " %" PRId64 " %" PRId64 " %" PRId64 "\n", k_magic.data(),
                 listing.files.size(), body.size(), body_hash(body), listing.stamp.ctime_ns,
                 listing.stamp.mtime_ns, listing.stamp.listed_ns);
-  const UniqueFd folder = open_folder(dir, CreateFolder::yes);
+  const UniqueFd folder = open_cache_folder(dir, CreateFolder::yes);
   if (!folder) {
     return;
   }
@@ -429,7 +410,7 @@ void ListCache::save(const TaskDir& dir, const RecordListing& listing,
 
 void forget_list_cache(const TaskDir& dir)
 {
-  const UniqueFd folder = open_folder(dir, CreateFolder::no);
+  const UniqueFd folder = open_cache_folder(dir, CreateFolder::no);
   if (folder) {
     ::unlinkat(folder.get(), k_name, 0);
   }

@@ -10,6 +10,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -209,13 +210,15 @@ int Attempts::run_one()
     image.held_output_dir = m_dir.fd();
     image.held_output_name = output_file_name(m_plan.request.record.id);
   }
+  image.start_notice_fd = m_plan.start_notice.get();
   std::optional<PendingCommand> command;
   try {
     command.emplace(image);
   } catch (const Error& e) {
     fail_before_running(std::string("cannot start the command: ") + e.what(), 1);
   }
-  output.close(); // the command, and whatever it starts, hold the pipe now
+  output.close();              // the command, and whatever it starts, hold the pipe now
+  m_plan.start_notice.close(); // the command's exec closes the last copy
   if (m_plan.cgroup) {
     std::string error;
     if (!m_plan.cgroup->add_process(command->pid(), error)) {
@@ -226,16 +229,23 @@ int Attempts::run_one()
     m_oom_kills_before = m_plan.cgroup->oom_kills();
   }
   record_start(command->pid());
-  if (const auto failure = command->release(m_plan.request)) {
+  command->release();
+  if (m_number == 1) {
+    // `start` prints the ID once the command has exec'd, which it hears
+    // from the command itself (start_notice); the report stays open for
+    // the reason of a failed exec.
+    static_cast<void>(write_all(m_plan.report.get(), "0\n"));
+  }
+  if (const auto failure = command->wait_for_exec(m_plan.request)) {
     finish_exec_failure(*failure);
   }
   if (m_number == 1) {
-    m_report("0\n");
+    m_report(""); // the exec succeeded: nothing to add
   }
   // What the CLI left behind goes once `start` has its answer.
   Supervision supervision(
     m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
-    m_number == 1 ? Supervision::TrimMemory::first_wait : Supervision::TrimMemory::no);
+    m_number == 1 ? Supervision::TrimMemory::soon : Supervision::TrimMemory::no);
   const int status = supervision.run();
   m_stopping = supervision.stopping();
   return status;

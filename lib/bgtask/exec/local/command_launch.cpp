@@ -93,6 +93,9 @@ bool find_on_path(const char* name, const char* path, char* out)
   const auto fail = [&](ExecStage stage, int error) {
     const ExecFailure failure{stage, error};
     static_cast<void>(write_all(error_fd, &failure, sizeof(failure)));
+    if (image.start_notice_fd >= 0) {
+      static_cast<void>(write_all(image.start_notice_fd, "x", 1));
+    }
     ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
   };
   if (chdir_error != 0) {
@@ -105,7 +108,7 @@ bool find_on_path(const char* name, const char* path, char* out)
   ::dup2(output, 1);
   ::dup2(output, 2);
   ::umask(image.caller_umask);
-  close_descriptors_except({error_fd});
+  close_descriptors_except({error_fd, image.start_notice_fd});
   if (found) {
     ::execve(program, argv, env);
   }
@@ -169,10 +172,14 @@ PendingCommand::PendingCommand(const CommandImage& image)
   ::setpgid(m_pid, m_pid);
 }
 
-std::optional<PendingCommand::Failure> PendingCommand::release(const LaunchRequest& request)
+void PendingCommand::release()
 {
   static_cast<void>(write_all(m_go.get(), "g", 1));
   m_go.close();
+}
+
+std::optional<PendingCommand::Failure> PendingCommand::wait_for_exec(const LaunchRequest& request)
+{
   ExecFailure failure{};
   ssize_t got = 0;
   while ((got = ::read(m_errors.get(), &failure, sizeof(failure))) < 0 && errno == EINTR) {

@@ -29,6 +29,8 @@ struct CommandImage
   // the task directory (output_holders.hpp) instead of using output_fd.
   int held_output_dir = -1;
   std::string held_output_name;
+  // SupervisorPlan::start_notice for the first attempt, else -1.
+  int start_notice_fd = -1;
 };
 
 // A forked command that has not been released yet: it waits for "go" on a
@@ -42,15 +44,18 @@ public:
 
   pid_t pid() const { return m_pid; }
 
-  // Lets the command exec and waits until it did: nullopt once it runs,
-  // else why it could not (chdir or exec failure, reaped here) and the
-  // exit code it ended with (127 for a missing program, else 126).
+  // Lets the command exec.
+  void release();
+
+  // Waits until the released command exec'd: nullopt once it runs, else
+  // why it could not (chdir or exec failure, reaped here) and the exit code
+  // it ended with (127 for a missing program, else 126).
   struct Failure
   {
     int exit_code;
     std::string reason;
   };
-  std::optional<Failure> release(const LaunchRequest& request);
+  std::optional<Failure> wait_for_exec(const LaunchRequest& request);
 
 private:
   pid_t m_pid = -1;

@@ -28,6 +28,48 @@ namespace {
 // The most of the supervisor's launch report ("CODE\nREASON") that is read.
 constexpr std::size_t k_max_report_bytes = 64 * 1024;
 
+// The supervisor's answer on `report_fd`: "0\n" once the running record is
+// durable and the command released (or the task queued), then, only if the
+// command's exec failed (a byte on `notice_fd`, whose end of file says it
+// exec'd), "CODE\nREASON" once the final record is written; else
+// "CODE\nREASON" alone. nullopt if the supervisor died without one.
+std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
+{
+  std::string report;
+  char buffer[512];
+  while (report.find('\n') == std::string::npos && report.size() < k_max_report_bytes) {
+    const ssize_t got = ::read(report_fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got <= 0) {
+      break;
+    }
+    report.append(buffer, static_cast<std::size_t>(got));
+  }
+  if (report.starts_with("0\n")) {
+    char byte = 0;
+    ssize_t got = 0;
+    while ((got = ::read(notice_fd, &byte, 1)) < 0 && errno == EINTR) {
+    }
+    if (got <= 0) {
+      return LaunchResult{};
+    }
+    report.erase(0, 2);
+  }
+  std::string rest;
+  static_cast<void>(read_all(report_fd, rest, k_max_report_bytes));
+  report += rest;
+  const auto newline = report.find('\n');
+  if (newline == std::string::npos) {
+    return std::nullopt;
+  }
+  LaunchResult result;
+  result.exit_code = std::atoi(report.substr(0, newline).c_str());
+  result.error = report.substr(newline + 1);
+  return result;
+}
+
 } // namespace
 
 LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
@@ -48,7 +90,9 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   }
   UniqueFd report_read;
   UniqueFd report_write;
-  if (!make_pipe(report_read, report_write)) {
+  UniqueFd notice_read;
+  UniqueFd notice_write;
+  if (!make_pipe(report_read, report_write) || !make_pipe(notice_read, notice_write)) {
     fail("cannot create a pipe", errno);
   }
 
@@ -60,23 +104,20 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   }
   if (supervisor == 0) {
     report_read.close();
+    notice_read.close();
     run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
-                                       std::move(report_write), caller_umask(), m_reconcile,
-                                       std::nullopt, UniqueFd()});
+                                       std::move(report_write), std::move(notice_write),
+                                       caller_umask(), m_reconcile, std::nullopt, UniqueFd()});
   }
   report_write.close();
+  notice_write.close();
   output.close();
-  std::string report;
-  static_cast<void>(read_all(report_read.get(), report, k_max_report_bytes));
-  const auto newline = report.find('\n');
-  if (newline == std::string::npos) {
+  auto report = read_launch_report(report_read.get(), notice_read.get());
+  if (!report) {
     remove_unrecorded_task_files(dir, id);
     throw Error(ExitCode::failure, "the supervisor of task " + id + " exited before starting it");
   }
-  LaunchResult result;
-  result.exit_code = std::atoi(report.substr(0, newline).c_str());
-  result.error = report.substr(newline + 1);
-  return result;
+  return *report;
 }
 
 void LocalExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)

@@ -21,6 +21,9 @@ namespace {
 // which cannot see it): one fstatat while the record is unchanged.
 constexpr Milliseconds k_record_check{2000};
 
+// How long the command runs before the supervisor trims its memory.
+constexpr Milliseconds k_trim_delay{50};
+
 } // namespace
 
 Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
@@ -33,9 +36,11 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
     m_removal(dir, plan.request.record.id),
     m_output_held(std::move(output_held)),
     m_tree(plan.request.record.id, child, plan.cgroup ? &*plan.cgroup : nullptr),
-    m_record_check_at(Clock::now() + k_record_check),
-    m_trim(trim)
+    m_record_check_at(Clock::now() + k_record_check)
 {
+  if (trim == TrimMemory::soon) {
+    m_trim_at = Clock::now() + k_trim_delay;
+  }
 }
 
 int Supervision::run()
@@ -105,6 +110,13 @@ std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point>
   if (resting && (!next || m_capture_resume < *next)) {
     next = m_capture_resume;
   }
+  if (m_trim_at && now >= *m_trim_at) {
+    m_trim_at.reset();
+    m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
+    release_unused_memory();
+  } else if (m_trim_at && (!next || *m_trim_at < *next)) {
+    next = m_trim_at;
+  }
   int wait_ms = -1;
   if (next) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now);
@@ -112,11 +124,6 @@ std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point>
   }
   const int capture_fd = m_capture && !resting ? m_capture->fd() : -1;
   pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
-  if (m_trim == TrimMemory::first_wait) {
-    m_trim = TrimMemory::no;
-    m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
-    release_unused_memory();
-  }
   if (::poll(fds, 2, wait_ms) <= 0) {
     return std::nullopt;
   }

@@ -26,10 +26,12 @@ class Supervision
 public:
   using Clock = std::chrono::steady_clock;
 
-  // With TrimMemory::first_wait, it gives back what the CLI left behind
-  // (memory_trim) right before it first sleeps: what runs after the trim
-  // faults its code back in, so as little as possible runs in between.
-  enum class TrimMemory { no, first_wait };
+  // With TrimMemory::soon, it gives back what the CLI left behind
+  // (memory_trim) once the command has run for a moment (k_trim_delay), right
+  // before it sleeps: what runs after the trim faults its code back in, so
+  // as little as possible runs in between. A command that ends sooner never
+  // pays for it, and neither does `start`, which is printing the ID then.
+  enum class TrimMemory { no, soon };
 
   // `child`: the command, forked and released; `signal_fd`: the
   // supervisor's signalfd; `capture`: the output bound, or null;
@@ -70,7 +72,7 @@ private:
   };
   std::optional<Clock::time_point> m_timeout_at;
   Clock::time_point m_paused_at;
-  TrimMemory m_trim;
+  std::optional<Clock::time_point> m_trim_at;
 };
 
 } // namespace bgtask

@@ -80,13 +80,15 @@ struct SupervisorRun
 
   TaskRecord& record() { return plan.request.record; }
 
-  // Sends `start` its answer ("CODE\nMESSAGE"); only the first one counts.
+  // Sends `start` its answer ("CODE\nMESSAGE"; empty: no more than what
+  // was written already) and closes the report; only the first one counts.
   void report(const std::string& line)
   {
     if (plan.report) {
       static_cast<void>(write_all(plan.report.get(), line));
       plan.report.close();
     }
+    plan.start_notice.close();
   }
   bool reported() const { return !plan.report; }
 };
@@ -112,7 +114,8 @@ void detach(SupervisorRun& run)
   }
   redirect_stdio_to_null();
   auto& plan = run.plan;
-  close_descriptors_except({run.dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get()});
+  close_descriptors_except(
+    {run.dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get(), plan.start_notice.get()});
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   ::signal(SIGPIPE, SIG_IGN);
   sigset_t handled;

@@ -18,6 +18,10 @@ struct SupervisorPlan
   TaskLock lock;   // ownership already taken; kept for the supervisor's life
   UniqueFd output; // `ID.output`, opened for appending
   UniqueFd report; // write end of the pipe `start` reads the launch result from
+  // Write end of the pipe whose end of file tells `start` that the first
+  // command exec'd: only that command keeps it (a byte in it: its exec
+  // failed); closed when the supervisor answers `start` otherwise.
+  UniqueFd start_notice;
   mode_t caller_umask = 022;
   Reconciler reconcile = nullptr;   // for the records a queued task waits for
   std::optional<TaskCgroup> cgroup; // made by the supervisor itself when limits are asked for
