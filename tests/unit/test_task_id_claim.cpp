@@ -37,7 +37,10 @@ std::string id_from_the_future()
 class TaskIdClaimTest : public ::testing::Test
 {
 protected:
-  void SetUp() override { m_dir.emplace(bgtask::TaskDir::open((m_root.path() / "tasks").string())); }
+  void SetUp() override
+  {
+    m_dir.emplace(bgtask::TaskDir::open((m_root.path() / "tasks").string()));
+  }
 
   const bgtask::TaskDir& dir() const { return *m_dir; }
   fs::path path() const { return m_root.path() / "tasks"; }

@@ -111,7 +111,8 @@ void TaskIdClaim::save_hint()
   }
   const std::string line = m_newest + " " + m_boot_id + "\n";
   if (::pwrite(m_hint.get(), line.data(), line.size(), 0) != static_cast<ssize_t>(line.size()) ||
-      (m_hint_size > line.size() && ::ftruncate(m_hint.get(), static_cast<off_t>(line.size())) != 0)) {
+      (m_hint_size > line.size() &&
+       ::ftruncate(m_hint.get(), static_cast<off_t>(line.size())) != 0)) {
     // A hint half written is torn: the next start scans.
     m_hint.close();
     return;

@@ -43,7 +43,7 @@ private:
 
   const TaskDir& m_dir;
   std::string m_boot_id;
-  UniqueFd m_hint;      // locked; invalid when the hint is not to be used
+  UniqueFd m_hint; // locked; invalid when the hint is not to be used
   std::size_t m_hint_size = 0;
   std::string m_newest; // empty in a directory without tasks
 };

@@ -39,6 +39,15 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
     m_record_check_at(Clock::now() + k_record_check)
 {
   if (trim == TrimMemory::soon) {
+    trim_later();
+  }
+}
+
+// Reading a record runs code a waiting supervisor never needs otherwise
+// (the JSON parser): what it faulted in goes again a moment later.
+void Supervision::trim_later()
+{
+  if (!m_trim_at) {
     m_trim_at = Clock::now() + k_trim_delay;
   }
 }
@@ -183,6 +192,7 @@ bool Supervision::cancel_requested_in_record()
     return false;
   }
   m_record_seen = st;
+  trim_later();
   const auto loaded = load_record(m_dir, m_plan.request.record.id);
   return loaded.status == LoadStatus::ok && loaded.record.cancel_request.has_value();
 }
@@ -202,6 +212,7 @@ Milliseconds Supervision::requested_grace()
 // new state (the command waits for it).
 void Supervision::follow_pause_request()
 {
+  trim_later();
   const auto loaded = load_record(m_dir, m_plan.request.record.id);
   if (loaded.status != LoadStatus::ok) {
     return;

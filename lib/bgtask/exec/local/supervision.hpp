@@ -31,6 +31,7 @@ public:
   // before it sleeps: what runs after the trim faults its code back in, so
   // as little as possible runs in between. A command that ends sooner never
   // pays for it, and neither does `start`, which is printing the ID then.
+  // It trims again a moment after each time it read the record.
   enum class TrimMemory { no, soon };
 
   // `child`: the command, forked and released; `signal_fd`: the
@@ -50,6 +51,7 @@ public:
 
 private:
   bool still_held();
+  void trim_later();
   std::optional<int> wait_for_events(std::optional<Clock::time_point> next);
   std::optional<int> handle_signals();
   void stop_if_removed(Clock::time_point now);
