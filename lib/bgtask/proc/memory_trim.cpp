@@ -1,13 +1,13 @@
 #include <bgtask/proc/memory_trim.hpp>
 #include <bgtask/util/fd_io.hpp>
 
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <malloc.h>
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
-#include <vector>
 
 namespace bgtask {
 
@@ -15,6 +15,10 @@ namespace {
 
 // Bounds the read of /proc/self/smaps (a few hundred KiB in practice).
 constexpr std::size_t k_max_smaps_bytes = 16 * 1024 * 1024;
+
+// How much of the stack below the current frame is kept: the calls that
+// follow the trim (madvise, the way back to the caller) run there.
+constexpr std::uintptr_t k_stack_margin = 16 * 1024;
 
 // One mapping as /proc/self/smaps describes it.
 struct Mapping
@@ -44,43 +48,67 @@ bool parse_header(std::string_view line, Mapping& mapping)
   return true;
 }
 
-} // namespace
-
-void release_unused_memory()
+// The mappings to give back, found in /proc/self/smaps: read-only private
+// file mappings without private copies of pages (a relocation made before
+// RELRO turned one read-only would be lost), and the stack below `sp`.
+struct Droppable
 {
-  // A read-only private file mapping may still hold private copies of pages
-  // (relocations made before RELRO turned it read-only): dropping those
-  // would lose them, so only mappings without anonymous pages qualify.
+  std::array<Mapping, 128> ranges{};
+  std::size_t count = 0;
+};
+
+// Fills `out` (fixed size, on the caller's stack: whatever this allocates is
+// freed before the caller drops code pages, so freeing it faults nothing).
+void find_droppable(std::uintptr_t sp, Droppable& out)
+{
   std::string smaps = read_small_file("/proc/self/smaps", k_max_smaps_bytes);
   // Whole lines only: a cut "Anonymous: 12 kB" must not read as 0.
   const auto last_newline = smaps.rfind('\n');
   smaps.resize(last_newline == std::string::npos ? 0 : last_newline + 1);
   std::string_view rest(smaps);
   Mapping mapping;
-  std::vector<Mapping> droppable;
-  droppable.reserve(64);
-  while (!rest.empty()) {
+  while (!rest.empty() && out.count < out.ranges.size()) {
     const auto end_of_line = rest.find('\n');
     const std::string_view line = rest.substr(0, end_of_line);
     rest.remove_prefix(end_of_line == std::string_view::npos ? rest.size() : end_of_line + 1);
-    if (parse_header(line, mapping) || !mapping.droppable || !line.starts_with("Anonymous:")) {
+    if (parse_header(line, mapping)) {
+      if (line.ends_with(" [stack]") && sp > mapping.start + k_stack_margin) {
+        // Below the frames in use: what a deeper call once wrote. Pages
+        // given back read as zeros when the stack grows into them again.
+        const std::uintptr_t end = (sp - k_stack_margin) & ~(std::uintptr_t{4095});
+        if (end > mapping.start) {
+          out.ranges[out.count++] = Mapping{mapping.start, end, true};
+        }
+      }
+      continue;
+    }
+    if (!mapping.droppable || !line.starts_with("Anonymous:")) {
       continue;
     }
     if (std::strtoull(std::string(line.substr(10)).c_str(), nullptr, 10) == 0 &&
         mapping.end > mapping.start) {
-      droppable.push_back(mapping);
+      out.ranges[out.count++] = mapping;
     }
     mapping.droppable = false;
   }
+}
+
+} // namespace
+
+// `hot`, like the supervisor's waiting loop (supervision.cpp): what runs
+// after the drop is what faults back in.
+[[gnu::hot]] void release_unused_memory()
+{
+  Droppable droppable;
+  const int here = 0;
+  find_droppable(reinterpret_cast<std::uintptr_t>(&here), droppable);
   ::malloc_trim(0);
-  // Last, in a loop that touches little code: what runs after the drop
-  // faults its pages back in (with the file's pages around them).
-  for (const auto& m : droppable) {
+  // Last, in a loop that touches little code.
+  for (std::size_t i = 0; i < droppable.count; ++i) {
+    const auto& m = droppable.ranges[i];
     // An address read from /proc/self/smaps: the cast is the point.
     void* start = reinterpret_cast<void*>(m.start); // NOLINT(performance-no-int-to-ptr)
     ::madvise(start, m.end - m.start, MADV_DONTNEED);
-    // Fault back single pages, not the 64 KiB around each one.
-    ::madvise(start, m.end - m.start, MADV_RANDOM);
   }
 }
 

@@ -1,5 +1,6 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/monotonic_clock.hpp>
 #include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/utf8.hpp>
 
@@ -161,8 +162,7 @@ bool sees_pid_namespace(std::uint64_t ns)
 std::string current_boot_id()
 {
   const char* override_path = test_seam(TestSeam::boot_id_file);
-  return read_first_line(override_path != nullptr ? override_path
-                                                  : "/proc/sys/kernel/random/boot_id");
+  return override_path != nullptr ? read_first_line(override_path) : kernel_boot_id();
 }
 
 std::string current_host_name()

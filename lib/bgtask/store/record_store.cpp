@@ -118,7 +118,7 @@ std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& kee
   return records;
 }
 
-bool task_removed(const TaskDir& dir, std::string_view id)
+[[gnu::hot]] bool task_removed(const TaskDir& dir, const std::string& status_name)
 {
   struct stat st
   {
@@ -127,8 +127,7 @@ bool task_removed(const TaskDir& dir, std::string_view id)
     return true;
   }
   // A stat, not a load: running supervisors ask this every few seconds.
-  return ::fstatat(dir.fd(), status_file_name(id).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
-         errno == ENOENT;
+  return ::fstatat(dir.fd(), status_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
 }
 
 std::string newest_task_id(const TaskDir& dir)

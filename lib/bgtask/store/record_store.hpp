@@ -64,9 +64,11 @@ using RecordFilter = std::function<bool(const TaskRecord&)>;
 std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& keep = nullptr);
 
 // True once the task was removed under whoever asks: the directory itself
-// was deleted (no links left) or `id`'s record was. (A record is replaced
-// by rename, never absent while its task lives.)
-bool task_removed(const TaskDir& dir, std::string_view id);
+// was deleted (no links left) or the task's record (`status_name`, from
+// status_file_name) was. (A record is replaced by rename, never absent while
+// its task lives.) Allocates nothing: running supervisors ask it every few
+// seconds.
+bool task_removed(const TaskDir& dir, const std::string& status_name);
 
 // The greatest ID that has a record or a lock file in the directory (a task
 // being started has only its lock), or empty: what a new ID must sort

@@ -9,16 +9,6 @@ namespace bgtask {
 
 namespace {
 
-// The real boot id (never a test's fake one: this names the kernel's clock).
-std::string read_boot_id()
-{
-  std::string id = read_small_file("/proc/sys/kernel/random/boot_id", 64);
-  while (!id.empty() && (id.back() == '\n' || id.back() == ' ')) {
-    id.pop_back();
-  }
-  return id.empty() ? "unknown-boot" : id;
-}
-
 std::string read_time_namespace()
 {
   std::array<char, 64> buffer{};
@@ -30,7 +20,9 @@ std::string read_time_namespace()
 // namespace: read them once.
 const std::string& clock_identity()
 {
-  static const std::string identity = read_boot_id() + "/" + read_time_namespace();
+  static const std::string identity =
+    (kernel_boot_id().empty() ? std::string("unknown-boot") : kernel_boot_id()) + "/" +
+    read_time_namespace();
   return identity;
 }
 
@@ -42,6 +34,18 @@ std::int64_t boottime_ms()
 }
 
 } // namespace
+
+const std::string& kernel_boot_id()
+{
+  static const std::string id = [] {
+    std::string text = read_small_file("/proc/sys/kernel/random/boot_id", 64);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+      text.pop_back();
+    }
+    return text;
+  }();
+  return id;
+}
 
 MonotonicMark monotonic_now()
 {

@@ -129,7 +129,7 @@ public:
   {
     m_phase = m_record.after.empty() ? Phase::slot : Phase::after;
     for (;;) {
-      if (task_removed(m_dir, m_record.id)) {
+      if (task_removed(m_dir, status_file_name(m_record.id))) {
         ::_exit(0); // nothing is left to run or to record
       }
       if (m_cancelled) {

@@ -22,7 +22,7 @@ public:
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::seconds k_interval{2};
 
-  RemovalWatch(const TaskDir& dir, std::string id);
+  RemovalWatch(const TaskDir& dir, const std::string& id);
 
   // When removed() looks next.
   Clock::time_point next_look() const { return m_next; }
@@ -32,7 +32,7 @@ public:
 
 private:
   const TaskDir& m_dir;
-  std::string m_id;
+  std::string m_status_name; // the record's file name
   Clock::time_point m_next;
 };
 

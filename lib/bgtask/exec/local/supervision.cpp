@@ -4,6 +4,7 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/monotonic_clock.hpp>
 
 #include <algorithm>
 #include <fcntl.h>
@@ -33,10 +34,11 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
     m_child(child),
     m_signal_fd(signal_fd),
     m_capture(capture),
+    m_status_name(status_file_name(plan.request.record.id)),
     m_removal(dir, plan.request.record.id),
     m_output_held(std::move(output_held)),
     m_tree(plan.request.record.id, child, plan.cgroup ? &*plan.cgroup : nullptr),
-    m_record_check_at(Clock::now() + k_record_check)
+    m_record_check_at(steady_now() + k_record_check)
 {
   if (trim == TrimMemory::soon) {
     trim_later();
@@ -52,7 +54,10 @@ void Supervision::trim_later()
   }
 }
 
-int Supervision::run()
+// The loop and what it runs while nothing happens are `hot`: the linker
+// keeps them together, so a waiting supervisor runs in a few pages of code
+// (memory_trim.hpp).
+[[gnu::hot]] int Supervision::run()
 {
   if (m_plan.request.timeout) {
     m_timeout_at = Clock::now() + *m_plan.request.timeout;
@@ -60,7 +65,7 @@ int Supervision::run()
   std::optional<int> status;
   Milliseconds hold_recheck{10};
   for (;;) {
-    const auto now = Clock::now();
+    const auto now = steady_now();
     const bool running = m_tree.stopping() == Stopping::no;
     if (running && !m_tree.frozen() && m_timeout_at && now >= *m_timeout_at) {
       m_tree.begin_stop(Stopping::timeout, m_plan.request.grace);
@@ -112,9 +117,9 @@ bool Supervision::still_held()
 
 // One poll for signals and output work until `next`; the command's wait
 // status once it has exited.
-std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point> next)
+[[gnu::hot]] std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point> next)
 {
-  const auto now = Clock::now();
+  const auto now = steady_now();
   const bool resting = now < m_capture_resume;
   if (resting && (!next || m_capture_resume < *next)) {
     next = m_capture_resume;
@@ -170,7 +175,7 @@ std::optional<int> Supervision::handle_signals()
 // A task whose directory or record was deleted under it can no longer be
 // seen, waited for or cancelled: stop it as a cancel would (no retry
 // follows), and the final record, with nowhere to go, is not written.
-void Supervision::stop_if_removed(Clock::time_point now)
+[[gnu::hot]] void Supervision::stop_if_removed(Clock::time_point now)
 {
   if (m_tree.stopping() == Stopping::no && m_removal.removed(now)) {
     m_tree.begin_stop(Stopping::cancel, m_plan.request.grace);
@@ -180,13 +185,12 @@ void Supervision::stop_if_removed(Clock::time_point now)
 // True if the record, changed since the last look, holds a cancel request:
 // `cancel` writes it before it signals, and a `cancel` that cannot signal
 // (another pid namespace) relies on this.
-bool Supervision::cancel_requested_in_record()
+[[gnu::hot]] bool Supervision::cancel_requested_in_record()
 {
   struct stat st
   {
   };
-  const auto name = status_file_name(m_plan.request.record.id);
-  if (::fstatat(m_dir.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+  if (::fstatat(m_dir.fd(), m_status_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
       (st.st_ino == m_record_seen.st_ino && st.st_mtim.tv_sec == m_record_seen.st_mtim.tv_sec &&
        st.st_mtim.tv_nsec == m_record_seen.st_mtim.tv_nsec)) {
     return false;

@@ -63,7 +63,8 @@ private:
   SupervisorPlan& m_plan;
   pid_t m_child;
   int m_signal_fd;
-  OutputKeeper* m_capture; // null when the output is not bounded
+  OutputKeeper* m_capture;   // null when the output is not bounded
+  std::string m_status_name; // the record's file name
   RemovalWatch m_removal;
   std::function<bool()> m_output_held;
   SupervisedTree m_tree;
