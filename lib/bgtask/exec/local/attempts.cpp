@@ -229,24 +229,25 @@ int Attempts::run_one()
     m_oom_kills_before = m_plan.cgroup->oom_kills();
   }
   record_start(command->pid());
-  command->release();
   if (m_number == 1) {
     // `start` prints the ID once the command has exec'd, which it hears
     // from the command itself (start_notice); the report stays open for
-    // the reason of a failed exec.
+    // the reason of a failed exec. Told before the release: woken by it,
+    // `start` leaves the CPU the command is about to exec on alone.
     static_cast<void>(write_all(m_plan.report.get(), "0\n"));
   }
-  if (const auto failure = command->wait_for_exec(m_plan.request)) {
-    finish_exec_failure(*failure);
-  }
-  if (m_number == 1) {
-    m_report(""); // the exec succeeded: nothing to add
-  }
+  command->release();
   // What the CLI left behind goes once `start` has its answer.
   Supervision supervision(
     m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
     m_number == 1 ? Supervision::TrimMemory::soon : Supervision::TrimMemory::no);
   const int status = supervision.run();
+  if (const auto failure = command->exec_failure(m_plan.request)) {
+    finish_exec_failure(*failure);
+  }
+  if (m_number == 1) {
+    m_report(""); // the exec succeeded: nothing to add
+  }
   m_stopping = supervision.stopping();
   return status;
 }

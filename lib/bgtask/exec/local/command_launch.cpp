@@ -88,6 +88,9 @@ bool find_on_path(const char* name, const char* path, char* out)
   while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
   }
   if (go != 'g') {
+    if (image.start_notice_fd >= 0) {
+      static_cast<void>(write_all(image.start_notice_fd, "x", 1)); // not started after all
+    }
     ::_exit(127);
   }
   const auto fail = [&](ExecStage stage, int error) {
@@ -178,7 +181,7 @@ void PendingCommand::release()
   m_go.close();
 }
 
-std::optional<PendingCommand::Failure> PendingCommand::wait_for_exec(const LaunchRequest& request)
+std::optional<PendingCommand::Failure> PendingCommand::exec_failure(const LaunchRequest& request)
 {
   ExecFailure failure{};
   ssize_t got = 0;
@@ -188,10 +191,9 @@ std::optional<PendingCommand::Failure> PendingCommand::wait_for_exec(const Launc
   if (got != static_cast<ssize_t>(sizeof(failure))) {
     return std::nullopt;
   }
-  int status = 0;
-  while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return Failure{WIFEXITED(status) ? WEXITSTATUS(status) : 127, describe(request, failure)};
+  // The code the command's process exited with (exec_command).
+  const int code = failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126;
+  return Failure{code, describe(request, failure)};
 }
 
 } // namespace bgtask

@@ -47,15 +47,17 @@ public:
   // Lets the command exec.
   void release();
 
-  // Waits until the released command exec'd: nullopt once it runs, else
-  // why it could not (chdir or exec failure, reaped here) and the exit code
-  // it ended with (127 for a missing program, else 126).
+  // Once the released command has exited (and was reaped): nullopt if it
+  // exec'd, else why it could not (chdir or exec failure) and the exit code
+  // it ended with (127 for a missing program, else 126). Nobody waits for
+  // the exec itself: `start` hears of it from the command (start_notice),
+  // and a supervisor woken by it would compete with `start` for a CPU.
   struct Failure
   {
     int exit_code;
     std::string reason;
   };
-  std::optional<Failure> wait_for_exec(const LaunchRequest& request);
+  std::optional<Failure> exec_failure(const LaunchRequest& request);
 
 private:
   pid_t m_pid = -1;

@@ -4,8 +4,10 @@
 // record, the task's cgroup, the wait for a turn, the output bound); launch
 // each attempt (fork the command, argv and environment built first, which
 // blocks on a "go" pipe; write the running record naming both processes;
-// release the command; learn from a CLOEXEC pipe whether exec succeeded;
-// report to `start`); supervise; finish (final record, exit hook). A
+// release the command and tell `start`, which learns from a CLOEXEC pipe
+// the command holds that it exec'd); supervise (an exec that failed is
+// known once the command has exited: it wrote why on another CLOEXEC pipe,
+// and `start` hears the reason then); finish (final record, exit hook). A
 // supervisor killed before "go" leaves a command that exits 127 without
 // running anything, and a record (if any) that reconciles to `lost`. It is
 // the CLI's image after a fork: nothing may unwind out of it, so the phases
