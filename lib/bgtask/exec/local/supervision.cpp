@@ -59,6 +59,7 @@ void Supervision::trim_later()
 // (memory_trim.hpp).
 [[gnu::hot]] int Supervision::run()
 {
+  m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
   if (m_plan.request.timeout) {
     m_timeout_at = Clock::now() + *m_plan.request.timeout;
   }
@@ -126,7 +127,6 @@ bool Supervision::still_held()
   }
   if (m_trim_at && now >= *m_trim_at) {
     m_trim_at.reset();
-    m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
     release_unused_memory();
   } else if (m_trim_at && (!next || *m_trim_at < *next)) {
     next = m_trim_at;
