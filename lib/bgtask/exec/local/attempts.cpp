@@ -237,7 +237,7 @@ int Attempts::run_one()
     static_cast<void>(write_all(m_plan.report.get(), "0\n"));
   }
   command->release();
-  // What the CLI left behind goes once `start` has its answer.
+  // What the CLI left behind goes once the command has run a moment.
   Supervision supervision(
     m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
     m_number == 1 ? Supervision::TrimMemory::soon : Supervision::TrimMemory::no);
