@@ -50,7 +50,7 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
 void Supervision::trim_later()
 {
   if (!m_trim_at) {
-    m_trim_at = Clock::now() + k_trim_delay;
+    m_trim_at = steady_now() + k_trim_delay;
   }
 }
 
