@@ -21,12 +21,23 @@
 //                                  1 KiB file the way bgtask writes records
 //                                  (temp, fsync, rename, fsync of DIR) and
 //                                  prints statistics (ms) as JSON
+//   create-probe DIR RUNS          times RUNS creations of an empty file in
+//                                  DIR (O_CREAT | O_EXCL, as bgtask creates
+//                                  a task's files), leaves the files, and
+//                                  prints statistics (ms) as JSON
 //   floor DIR                      the least a durable start can do: this
 //                                  process forks a child that writes one
 //                                  record durably (as the first record of a
 //                                  task: temp, fsync, rename, fsync of DIR)
 //                                  and tells it so through a pipe; it exits
 //                                  once told (scripts/bench times it)
+//   floor-exec DIR PROGRAM         the floor plus what a start that runs a
+//                                  command must add: the child forks the
+//                                  command, which waits on a pipe; writes the
+//                                  record durably; releases the command,
+//                                  which execs PROGRAM (a path); this process
+//                                  exits at the end of file of a CLOEXEC pipe
+//                                  only the command holds (its exec)
 //   reap CMD...                    runs CMD as a child subreaper, waits for
 //                                  every process it leaves behind, and prints
 //                                  the wall time and the CPU time (user +
@@ -370,6 +381,29 @@ int write_probe(const std::vector<std::string>& args)
   return 0;
 }
 
+int create_probe(const std::vector<std::string>& args)
+{
+  if (args.size() != 2) {
+    die("usage: create-probe DIR RUNS");
+  }
+  const auto dir = bgtask::TaskDir::open(args[0]);
+  const auto runs = std::stoul(args[1]);
+  std::vector<double> times_ms;
+  for (std::size_t i = 0; i < runs; ++i) {
+    const std::string name =
+      ".create-probe-" + std::to_string(::getpid()) + "-" + std::to_string(i);
+    const auto begin = clock_ns(CLOCK_MONOTONIC);
+    const int fd = ::openat(dir.fd(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    times_ms.push_back(static_cast<double>(clock_ns(CLOCK_MONOTONIC) - begin) / 1e6);
+    if (fd < 0) {
+      die("create-probe: " + name + ": " + std::strerror(errno));
+    }
+    ::close(fd);
+  }
+  std::cout << stats_json(summarize(times_ms)) << '\n';
+  return 0;
+}
+
 int floor_start(const std::vector<std::string>& args)
 {
   if (args.size() != 1) {
@@ -401,6 +435,58 @@ int floor_start(const std::vector<std::string>& args)
   while (::read(report[0], &done, 1) < 0 && errno == EINTR) {
   }
   return done == '0' ? 0 : 1;
+}
+
+int floor_exec(const std::vector<std::string>& args)
+{
+  if (args.size() != 2) {
+    die("usage: floor-exec DIR PROGRAM");
+  }
+  const auto dir = bgtask::TaskDir::open(args[0]);
+  TaskRecord record = finished_record(dir, bgtask::now(), 0);
+  record.state = bgtask::TaskState::running;
+  record.finished_at.reset();
+  record.events.resize(1);
+  char* const argv[] = {const_cast<char*>(args[1].c_str()), nullptr};
+  int notice[2];
+  if (::pipe2(notice, O_CLOEXEC) != 0) {
+    die(std::string("pipe: ") + std::strerror(errno));
+  }
+  const pid_t child = ::fork();
+  if (child < 0) {
+    die(std::string("fork: ") + std::strerror(errno));
+  }
+  if (child == 0) {
+    ::close(notice[0]);
+    int go[2];
+    if (::pipe2(go, O_CLOEXEC) != 0) {
+      ::_exit(1);
+    }
+    const pid_t command = ::fork();
+    if (command == 0) {
+      ::close(go[1]);
+      char byte = 0;
+      if (::read(go[0], &byte, 1) == 1) {
+        ::execv(argv[0], argv);
+      }
+      ::_exit(127);
+    }
+    ::close(go[0]);
+    ::close(notice[1]);
+    bgtask::replace_file_atomically(dir, bgtask::status_file_name(record.id),
+                                    bgtask::encode_record(record));
+    const char go_byte = 'g';
+    static_cast<void>(::write(go[1], &go_byte, 1));
+    int status = 0;
+    ::waitpid(command, &status, 0);
+    ::_exit(0);
+  }
+  ::close(notice[1]);
+  char byte = 0;
+  ssize_t got = 0;
+  while ((got = ::read(notice[0], &byte, 1)) < 0 && errno == EINTR) {
+  }
+  return got == 0 ? 0 : 1;
 }
 
 int reap(const std::vector<std::string>& args)
@@ -452,17 +538,13 @@ int stats(const std::vector<std::string>&)
 int main(int argc, char** argv)
 {
   const std::map<std::string, int (*)(const std::vector<std::string>&)> tools = {
-    {"generate", generate},
-    {"latency", latency},
-    {"sleep-stamp", sleep_stamp},
-    {"exit-time", exit_time},
-    {"write-probe", write_probe},
-    {"floor", floor_start},
-    {"reap", reap},
+    {"generate", generate},   {"latency", latency},         {"sleep-stamp", sleep_stamp},
+    {"exit-time", exit_time}, {"write-probe", write_probe}, {"create-probe", create_probe},
+    {"floor", floor_start},   {"floor-exec", floor_exec},   {"reap", reap},
     {"stats", stats}};
   if (argc < 2 || tools.count(argv[1]) == 0) {
-    die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|floor|reap|stats "
-        "ARGS...");
+    die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|create-probe|"
+        "floor|floor-exec|reap|stats ARGS...");
   }
   try {
     return tools.at(argv[1])(std::vector<std::string>(argv + 2, argv + argc));

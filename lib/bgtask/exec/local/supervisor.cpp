@@ -214,8 +214,10 @@ void prepare(SupervisorRun& run)
   const std::uint64_t bytes =
     ::fstat(plan.output.get(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
   // The output is durable before the record that counts its bytes is
-  // (fdatasync: its size, not its times, is needed to read it back).
-  const int output_sync_error = sync_fd(plan.output.get(), SyncWhat::data);
+  // (fdatasync: its size, not its times, is needed to read it back). An
+  // empty output counts nothing, and its fdatasync would still cost a
+  // flush of the device's cache.
+  const int output_sync_error = bytes == 0 ? 0 : sync_fd(plan.output.get(), SyncWhat::data);
   save_final_record(
     run.dir, plan.lock, run.record(),
     [&](TaskRecord& r) {
