@@ -32,12 +32,14 @@
 //                                  and tells it so through a pipe; it exits
 //                                  once told (scripts/bench times it)
 //   floor-exec DIR PROGRAM         the floor plus what a start that runs a
-//                                  command must add: the child forks the
+//                                  command must add: this process creates
+//                                  the output file; the child forks the
 //                                  command, which waits on a pipe; writes the
 //                                  record durably; releases the command,
-//                                  which execs PROGRAM (a path); this process
-//                                  exits at the end of file of a CLOEXEC pipe
-//                                  only the command holds (its exec)
+//                                  which execs PROGRAM (a path) with its
+//                                  output on the file; this process exits at
+//                                  the end of file of a CLOEXEC pipe only
+//                                  the command holds (its exec)
 //   reap CMD...                    runs CMD as a child subreaper, waits for
 //                                  every process it leaves behind, and prints
 //                                  the wall time and the CPU time (user +
@@ -448,9 +450,13 @@ int floor_exec(const std::vector<std::string>& args)
   record.finished_at.reset();
   record.events.resize(1);
   char* const argv[] = {const_cast<char*>(args[1].c_str()), nullptr};
+  // The file the command's output goes to: a task's output is kept.
+  const std::string output_name = bgtask::output_file_name(record.id);
+  const int output = ::openat(dir.fd(), output_name.c_str(),
+                              O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
   int notice[2];
-  if (::pipe2(notice, O_CLOEXEC) != 0) {
-    die(std::string("pipe: ") + std::strerror(errno));
+  if (output < 0 || ::pipe2(notice, O_CLOEXEC) != 0) {
+    die(std::string("floor-exec: ") + std::strerror(errno));
   }
   const pid_t child = ::fork();
   if (child < 0) {
@@ -466,7 +472,7 @@ int floor_exec(const std::vector<std::string>& args)
     if (command == 0) {
       ::close(go[1]);
       char byte = 0;
-      if (::read(go[0], &byte, 1) == 1) {
+      if (::read(go[0], &byte, 1) == 1 && ::dup2(output, 1) == 1 && ::dup2(output, 2) == 2) {
         ::execv(argv[0], argv);
       }
       ::_exit(127);
@@ -482,6 +488,7 @@ int floor_exec(const std::vector<std::string>& args)
     ::_exit(0);
   }
   ::close(notice[1]);
+  ::close(output);
   char byte = 0;
   ssize_t got = 0;
   while ((got = ::read(notice[0], &byte, 1)) < 0 && errno == EINTR) {
