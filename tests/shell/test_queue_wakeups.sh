@@ -43,6 +43,28 @@ instances() {
 sleep 0.5 # the last waiters settle behind the ones ahead
 [ "$(instances)" -le 1 ] || fail "the $waiters waiters hold $(instances) inotify instances (at most 1 expected)"
 
+# A waiter that starts behind others never opens an inotify instance, not
+# even for its first look at the queue (each queued start used to open one
+# and close it again, so a burst of starts held many at once).
+command -v strace >/dev/null || fail "strace is missing (scripts/deps.sh installs it)"
+strace -I1 -f -qq -e trace=inotify_init1 -o "$WORK/late.trace" \
+  "$BGTASK" --dir "$D" start --queue q -- true >"$WORK/late.id" &
+tracer=$!
+for _ in $(seq 100); do
+  [ -s "$WORK/late.id" ] && break
+  sleep 0.05
+done
+late=$(cat "$WORK/late.id")
+[ -n "$late" ] || fail "the traced queued start printed no ID"
+sleep 0.5 # its supervisor has looked at the queue and settled behind
+kill "$tracer" # -I1: it detaches, and the waiter goes on
+wait "$tracer" 2>/dev/null || true
+[ "$(field "$late" .state)" = queued ] || fail "$late is not queued"
+! grep -q 'inotify_init1(' "$WORK/late.trace" ||
+  fail "a waiter behind others opened an inotify instance: $(cat "$WORK/late.trace")"
+ids+=("$late")
+pids+=("$(field "$late" .owner.pid)")
+
 # Records renamed in the same directory: tasks of no queue, each written
 # three times (queued? no: running, then final), and progress updates.
 before=$(switches)

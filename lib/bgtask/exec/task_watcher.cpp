@@ -65,10 +65,13 @@ TaskWatcher::TaskWatcher(const TaskDir& dir, const WatcherOptions& options)
     m_mask(IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK |
            (options.output == WatchOutput::yes ? IN_MODIFY : 0U)),
     m_hold(options.hold),
+    m_events(options.events),
     m_safety_poll(options.safety_poll),
     m_filter(default_filter)
 {
-  open_inotify();
+  if (m_events == Events::directory) {
+    open_inotify();
+  }
 }
 
 void TaskWatcher::open_inotify()
@@ -93,17 +96,18 @@ UniqueFd TaskWatcher::release_events()
   return std::move(m_inotify);
 }
 
-void TaskWatcher::watch_events(Events events)
+bool TaskWatcher::watch_events(Events events)
 {
   if (events == m_events) {
-    return;
+    return false;
   }
   m_events = events;
   if (events == Events::none) {
     m_inotify.close();
-  } else {
-    open_inotify(); // what changed meanwhile is the caller's to look at first
+    return false;
   }
+  open_inotify();
+  return true;
 }
 
 void TaskWatcher::watch_fd(int fd, std::function<bool()> ready)

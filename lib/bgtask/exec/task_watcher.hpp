@@ -22,11 +22,18 @@ enum class WatchOutput { yes, no };
 // does not (it forks nothing but its command).
 enum class HoldWatch { until_exit, no };
 
+// Where a watcher sees changes: through an inotify watch of the task
+// directory, or only through watched processes and extra fds (no inotify
+// instance is held, and a wait sleeps until one of those or the safety poll
+// ends it). See TaskWatcher::watch_events.
+enum class WatchEvents { directory, none };
+
 struct WatcherOptions
 {
   WatchOutput output = WatchOutput::no; // growing output files are changes too
   Milliseconds safety_poll{5000};       // the longest sleep with inotify working
   HoldWatch hold = HoldWatch::until_exit;
+  WatchEvents events = WatchEvents::directory; // how the watcher begins
 };
 
 // Why a wait ended.
@@ -95,14 +102,13 @@ public:
   // True if inotify is in use (false: polling fallback, or Events::none).
   bool event_driven() const { return m_inotify.valid(); }
 
-  // Where the next waits see changes: through an inotify watch of the task
-  // directory (Events::directory, as constructed), or only through watched
-  // processes and extra fds (Events::none: no inotify instance is held, and
-  // a wait sleeps until one of those or the safety poll ends it). A queue's
-  // waiters behind the first one use none, so that a queue holds one
-  // inotify instance, not one per waiter, and a rename wakes one waiter.
-  enum class Events { directory, none };
-  void watch_events(Events events);
+  // Where the next waits see changes (WatchEvents; the options say where
+  // the first ones do). A queue's waiters behind the first one use none, so
+  // that a queue holds one inotify instance, not one per waiter, and a
+  // rename wakes one waiter. True if a watch was opened now: what changed
+  // before it is the caller's to look at first.
+  using Events = WatchEvents;
+  bool watch_events(Events events);
 
   // Switches to Events::none and hands the inotify instance over (invalid
   // if none was open): closing one waits for the kernel to retire its watch
@@ -122,7 +128,7 @@ private:
   int m_dir_fd;
   std::uint32_t m_mask;
   HoldWatch m_hold;
-  Events m_events = Events::directory;
+  Events m_events;
   UniqueFd m_inotify;
   Milliseconds m_safety_poll;
   Milliseconds m_backoff{50};

@@ -115,7 +115,10 @@ public:
       m_lock(lock),
       m_record(record),
       m_signal_fd(signal_fd),
-      m_watcher(dir, WatcherOptions{WatchOutput::no, k_safety_recheck, HoldWatch::no})
+      // No inotify instance for a slot until it is first in line: a waiter
+      // started behind others never opens one.
+      m_watcher(dir,
+                WatcherOptions{WatchOutput::no, k_safety_recheck, HoldWatch::no, WatchEvents::none})
   {
     if (record.queue) {
       m_settings_name = queue_settings_file_name(*record.queue);
@@ -128,6 +131,9 @@ public:
   std::optional<DirLock> run()
   {
     m_phase = m_record.after.empty() ? Phase::slot : Phase::after;
+    if (m_phase == Phase::after) {
+      m_watcher.watch_events(TaskWatcher::Events::directory); // dependencies' renames wake it
+    }
     for (;;) {
       if (task_removed(m_dir, status_file_name(m_record.id))) {
         ::_exit(0); // nothing is left to run or to record
@@ -246,23 +252,31 @@ private:
 
   std::optional<DirLock> try_take_slot()
   {
-    refresh_queue();
     std::vector<const TaskRecord*> others;
     const TaskRecord* just_ahead = nullptr; // the youngest waiter ahead
-    for (const auto& [id, known] : m_known) {
-      if (!known.record) {
-        continue;
+    for (;;) {
+      refresh_queue();
+      others.clear();
+      just_ahead = nullptr;
+      for (const auto& [id, known] : m_known) {
+        if (!known.record) {
+          continue;
+        }
+        const TaskRecord& other = *known.record;
+        others.push_back(&other);
+        if (waits_ahead(other, m_record.id)) {
+          just_ahead = &other; // m_known is in ID order
+        }
       }
-      const TaskRecord& other = *known.record;
-      others.push_back(&other);
-      if (waits_ahead(other, m_record.id)) {
-        just_ahead = &other; // m_known is in ID order
+      // First in line: a finishing task or a change of the slot count may
+      // let it run. Behind: only the waiter ahead leaving the line may.
+      m_behind = just_ahead != nullptr;
+      if (!m_watcher.watch_events(m_behind ? TaskWatcher::Events::none
+                                           : TaskWatcher::Events::directory)) {
+        break;
       }
+      m_rescan = true; // a watch opened now missed what changed since the look above
     }
-    // First in line: a finishing task or a change of the slot count may
-    // let it run. Behind: only the waiter ahead leaving the line may.
-    m_behind = just_ahead != nullptr;
-    m_watcher.watch_events(m_behind ? TaskWatcher::Events::none : TaskWatcher::Events::directory);
     if (just_ahead) {
       m_watcher.watch_task(*just_ahead);
       return std::nullopt;
