@@ -237,6 +237,12 @@ int Attempts::run_one()
     static_cast<void>(write_all(m_plan.report.get(), "0\n"));
   }
   command->release();
+  if (m_number == 1) {
+    // It left its queue's line: the next waiter may be first now. Told
+    // once the command runs, so that the look at the queue this costs
+    // does not delay it.
+    ring_next_waiter(m_dir, m_plan.request.record);
+  }
   // What the CLI left behind goes once the command has run a moment.
   Supervision supervision(
     m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),

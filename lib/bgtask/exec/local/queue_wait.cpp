@@ -62,42 +62,6 @@ void change_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
 
 enum class Phase { after, slot };
 
-// Rings the waiter behind `record` (which just left its queue's line): the
-// oldest younger task of the queue that waits for a slot, through a pidfd
-// of its supervisor, verified (this boot, pid and start time). A
-// SIGCHLD: every bgtask supervisor, waiting or running, takes it as "look
-// again", never as a request to stop.
-void ring_next_waiter(const TaskDir& dir, const TaskRecord& record)
-{
-  if (!record.queue) {
-    return;
-  }
-  std::vector<std::string> ids;
-  try {
-    ids = scan_task_ids(dir);
-  } catch (const Error&) {
-    return; // the waiter behind wakes on its safety poll
-  }
-  for (auto it = std::upper_bound(ids.begin(), ids.end(), record.id); it != ids.end(); ++it) {
-    const auto loaded = load_record(dir, *it);
-    if (loaded.status != LoadStatus::ok || loaded.record.queue != record.queue ||
-        loaded.record.state != TaskState::queued ||
-        loaded.record.waiting_for == WaitingFor::after) {
-      continue;
-    }
-    const auto& owner = loaded.record.owner;
-    // A supervisor of this boot, whatever the host is called now (the name
-    // may have changed since it wrote its record); not one of an earlier
-    // boot, whose pid and start time may be another process's now.
-    const bool here = owner && is_this_boot(owner->boot_id);
-    if (const auto fd = here ? open_watched_process(loaded.record) : UniqueFd()) {
-      send_signal(fd, SIGCHLD);
-      return;
-    }
-    // Its supervisor is gone: whoever waits behind it is next.
-  }
-}
-
 // What the waiter knows about another task of the directory.
 struct Known
 {
@@ -275,8 +239,13 @@ private:
                                            : TaskWatcher::Events::directory)) {
         break;
       }
-      m_rescan = true; // a watch opened now missed what changed since the look above
+      // A watch opened at the first look missed the tasks made since the
+      // scan above (an older one among them would be ahead): scan again.
+      // Later, what the waiter does not know is younger and cannot be
+      // ahead of it.
+      m_rescan = !m_looked;
     }
+    m_looked = true;
     if (just_ahead) {
       m_watcher.watch_task(*just_ahead);
       return std::nullopt;
@@ -399,11 +368,43 @@ private:
   bool m_cancelled = false;
   bool m_rescan = true;
   bool m_behind = false; // another waiter is ahead in the line
+  bool m_looked = false; // the first look at the queue is done
   std::set<std::string> m_dirty;
   std::map<std::string, Known> m_known;
 };
 
 } // namespace
+
+void ring_next_waiter(const TaskDir& dir, const TaskRecord& record)
+{
+  if (!record.queue) {
+    return;
+  }
+  std::vector<std::string> ids;
+  try {
+    ids = scan_task_ids(dir);
+  } catch (const Error&) {
+    return; // the waiter behind wakes on its safety poll
+  }
+  for (auto it = std::upper_bound(ids.begin(), ids.end(), record.id); it != ids.end(); ++it) {
+    const auto loaded = load_record(dir, *it);
+    if (loaded.status != LoadStatus::ok || loaded.record.queue != record.queue ||
+        loaded.record.state != TaskState::queued ||
+        loaded.record.waiting_for == WaitingFor::after) {
+      continue;
+    }
+    const auto& owner = loaded.record.owner;
+    // A supervisor of this boot, whatever the host is called now (the name
+    // may have changed since it wrote its record); not one of an earlier
+    // boot, whose pid and start time may be another process's now.
+    const bool here = owner && is_this_boot(owner->boot_id);
+    if (const auto fd = here ? open_watched_process(loaded.record) : UniqueFd()) {
+      send_signal(fd, SIGCHLD);
+      return;
+    }
+    // Its supervisor is gone: whoever waits behind it is next.
+  }
+}
 
 bool must_wait_for_turn(const TaskRecord& record)
 {
@@ -464,7 +465,6 @@ void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
     throw Error(ExitCode::failure, "the record of task " + record.id + " was removed");
   }
   record = update.record;
-  ring_next_waiter(dir, record); // it left the line: the next one may be first now
 }
 
 } // namespace bgtask

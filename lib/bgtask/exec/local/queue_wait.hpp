@@ -48,6 +48,14 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
                                      const std::function<void(const std::string&)>& report,
                                      UniqueFd& retired_watch);
 
+// Rings the waiter behind `record`, which just left its queue's line (it
+// runs): the oldest younger task of the queue that waits for a slot,
+// through a pidfd of its supervisor, verified (this boot, pid and start
+// time). A SIGCHLD: every bgtask supervisor, waiting or running, takes it
+// as "look again", never as a request to stop. Nothing for a task of no
+// queue.
+void ring_next_waiter(const TaskDir& dir, const TaskRecord& record);
+
 // Saves the first `running` record, under the update lock. For a task that
 // waited (its `waiting_for` is set), first re-reads the record and keeps
 // what others wrote meanwhile (cancel request, progress, events), and
