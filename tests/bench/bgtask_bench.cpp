@@ -406,17 +406,23 @@ int create_probe(const std::vector<std::string>& args)
   return 0;
 }
 
+// The first record of a task, as the floors write it: running, one event.
+TaskRecord first_record(const bgtask::TaskDir& dir)
+{
+  TaskRecord record = finished_record(dir, bgtask::now(), 0);
+  record.state = bgtask::TaskState::running;
+  record.finished_at.reset();
+  record.events.resize(1);
+  return record;
+}
+
 int floor_start(const std::vector<std::string>& args)
 {
   if (args.size() != 1) {
     die("usage: floor DIR");
   }
   const auto dir = bgtask::TaskDir::open(args[0]);
-  const TimePoint created = bgtask::now();
-  TaskRecord record = finished_record(dir, created, 0);
-  record.state = bgtask::TaskState::running;
-  record.finished_at.reset();
-  record.events.resize(1);
+  const TaskRecord record = first_record(dir);
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) {
     die(std::string("pipe: ") + std::strerror(errno));
@@ -445,10 +451,7 @@ int floor_exec(const std::vector<std::string>& args)
     die("usage: floor-exec DIR PROGRAM");
   }
   const auto dir = bgtask::TaskDir::open(args[0]);
-  TaskRecord record = finished_record(dir, bgtask::now(), 0);
-  record.state = bgtask::TaskState::running;
-  record.finished_at.reset();
-  record.events.resize(1);
+  const TaskRecord record = first_record(dir);
   char* const argv[] = {const_cast<char*>(args[1].c_str()), nullptr};
   // The file the command's output goes to: a task's output is kept.
   const std::string output_name = bgtask::output_file_name(record.id);
