@@ -81,7 +81,8 @@ void TaskWatcher::open_inotify()
     return;
   }
   const std::string path = "/proc/self/fd/" + std::to_string(m_dir_fd);
-  if (::inotify_add_watch(m_inotify.get(), path.c_str(), m_mask) < 0) {
+  m_watch = ::inotify_add_watch(m_inotify.get(), path.c_str(), m_mask);
+  if (m_watch < 0) {
     m_inotify.close();
     return;
   }
@@ -93,6 +94,9 @@ void TaskWatcher::open_inotify()
 UniqueFd TaskWatcher::release_events()
 {
   m_events = Events::none;
+  if (m_inotify) {
+    ::inotify_rm_watch(m_inotify.get(), m_watch);
+  }
   return std::move(m_inotify);
 }
 

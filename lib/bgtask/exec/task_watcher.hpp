@@ -111,8 +111,10 @@ public:
   bool watch_events(Events events);
 
   // Switches to Events::none and hands the inotify instance over (invalid
-  // if none was open): closing one waits for the kernel to retire its watch
-  // (10 ms and more), which the caller may want to do later.
+  // if none was open) with its watch removed, so it sees nothing from now
+  // on: removing the watch is quick, but closing the instance waits for the
+  // kernel to retire it (10 ms and more under load), which the caller may
+  // want to do later.
   UniqueFd release_events();
 
 private:
@@ -130,6 +132,7 @@ private:
   HoldWatch m_hold;
   Events m_events;
   UniqueFd m_inotify;
+  int m_watch = -1; // the directory's watch descriptor in m_inotify
   Milliseconds m_safety_poll;
   Milliseconds m_backoff{50};
   EventFilter m_filter;

@@ -73,9 +73,11 @@ bool find_on_path(const char* name, const char* path, char* out)
   }
 }
 
-// In the command's process: change directory and look the program up on
-// PATH while the supervisor writes the running record, then wait for "go",
-// set up the output and exec. Only async-signal-safe calls; never returns.
+// In the command's process, while the supervisor writes the running record:
+// change directory, look the program up on PATH, put the output on stdout
+// and stderr and close every other descriptor; then wait for "go" and exec,
+// so that nothing but the exec is left after the record is durable. Only
+// async-signal-safe calls; never returns.
 [[noreturn]] void exec_command(const CommandImage& image, int go_fd, int error_fd)
 {
   reset_child_signals(ProcessGroup::own);
@@ -84,6 +86,16 @@ bool find_on_path(const char* name, const char* path, char* out)
   char* const* env = image.env.get();
   char program[PATH_MAX];
   const bool found = chdir_error == 0 && find_on_path(argv[0], search_path(env), program);
+  const int output =
+    image.held_output_dir >= 0
+      ? open_held_output(image.held_output_dir, image.held_output_name.c_str(), image.output_fd)
+      : image.output_fd;
+  ::dup2(output, 1);
+  ::dup2(output, 2);
+  ::umask(image.caller_umask);
+  // The supervisor's descriptors go now (among them a queued wait's inotify
+  // instance): the go pipe stays until the exec closes it.
+  close_descriptors_except({go_fd, error_fd, image.start_notice_fd});
   char go = 0;
   while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
   }
@@ -104,14 +116,6 @@ bool find_on_path(const char* name, const char* path, char* out)
   if (chdir_error != 0) {
     fail(ExecStage::chdir, chdir_error);
   }
-  const int output =
-    image.held_output_dir >= 0
-      ? open_held_output(image.held_output_dir, image.held_output_name.c_str(), image.output_fd)
-      : image.output_fd;
-  ::dup2(output, 1);
-  ::dup2(output, 2);
-  ::umask(image.caller_umask);
-  close_descriptors_except({error_fd, image.start_notice_fd});
   if (found) {
     ::execve(program, argv, env);
   }

@@ -37,9 +37,10 @@ bool must_wait_for_turn(const TaskRecord& record);
 // stops holding the queue up; a dead supervisor never held a slot.
 // Returns the slot (if any) once the command may start; it must stay
 // alive until the command has exited. The inotify instance the wait used,
-// if any, goes to `retired_watch`, for the caller to close once the
-// command runs (closing one takes 10 ms and more, which would delay the
-// command and the next waiter). If a signal arrives on `signal_fd`
+// if any, goes to `retired_watch` with its watch removed (the queue's next
+// waiter may watch the directory at once), for the caller to close once the
+// command runs (closing one takes 10 ms and more under load, which would
+// delay the command and the next waiter). If a signal arrives on `signal_fd`
 // (cancel) or a dependency ends without success, records the task as
 // `cancelled` or `failed` without running it, runs its --on-exit hook and
 // exits the process.
