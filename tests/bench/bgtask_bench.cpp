@@ -34,12 +34,18 @@
 //   floor-exec DIR PROGRAM         the floor plus what a start that runs a
 //                                  command must add: this process creates
 //                                  the output file; the child forks the
-//                                  command, which waits on a pipe; writes the
+//                                  command, which sets its output on the
+//                                  file and waits on a pipe; writes the
 //                                  record durably; releases the command,
-//                                  which execs PROGRAM (a path) with its
-//                                  output on the file; this process exits at
+//                                  which execs PROGRAM (a path); this process exits at
 //                                  the end of file of a CLOEXEC pipe only
 //                                  the command holds (its exec)
+//   floor-task DIR PROGRAM         floor-exec plus the rest of a durable
+//                                  task's life: once the command has exited,
+//                                  the child writes the final record durably
+//                                  (what a task manager that keeps its
+//                                  promises must do per task at least; the
+//                                  throughput rounds run it as a floor)
 //   reap CMD...                    runs CMD as a child subreaper, waits for
 //                                  every process it leaves behind, and prints
 //                                  the wall time and the CPU time (user +
@@ -445,10 +451,14 @@ int floor_start(const std::vector<std::string>& args)
   return done == '0' ? 0 : 1;
 }
 
-int floor_exec(const std::vector<std::string>& args)
+enum class FinalRecord { no, yes };
+
+// floor-exec, and with FinalRecord::yes floor-task.
+int floor_run(const std::vector<std::string>& args, FinalRecord final_record)
 {
   if (args.size() != 2) {
-    die("usage: floor-exec DIR PROGRAM");
+    die(final_record == FinalRecord::yes ? "usage: floor-task DIR PROGRAM"
+                                         : "usage: floor-exec DIR PROGRAM");
   }
   const auto dir = bgtask::TaskDir::open(args[0]);
   const TaskRecord record = first_record(dir);
@@ -474,8 +484,10 @@ int floor_exec(const std::vector<std::string>& args)
     const pid_t command = ::fork();
     if (command == 0) {
       ::close(go[1]);
+      // Its output is set before the record, so the exec is all that is
+      // left after it.
       char byte = 0;
-      if (::read(go[0], &byte, 1) == 1 && ::dup2(output, 1) == 1 && ::dup2(output, 2) == 2) {
+      if (::dup2(output, 1) == 1 && ::dup2(output, 2) == 2 && ::read(go[0], &byte, 1) == 1) {
         ::execv(argv[0], argv);
       }
       ::_exit(127);
@@ -488,6 +500,14 @@ int floor_exec(const std::vector<std::string>& args)
     static_cast<void>(::write(go[1], &go_byte, 1));
     int status = 0;
     ::waitpid(command, &status, 0);
+    if (final_record == FinalRecord::yes) {
+      TaskRecord finished = record;
+      finished.state = bgtask::TaskState::succeeded;
+      finished.finished_at = bgtask::now();
+      finished.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+      bgtask::replace_file_atomically(dir, bgtask::status_file_name(record.id),
+                                      bgtask::encode_record(finished));
+    }
     ::_exit(0);
   }
   ::close(notice[1]);
@@ -497,6 +517,16 @@ int floor_exec(const std::vector<std::string>& args)
   while ((got = ::read(notice[0], &byte, 1)) < 0 && errno == EINTR) {
   }
   return got == 0 ? 0 : 1;
+}
+
+int floor_exec(const std::vector<std::string>& args)
+{
+  return floor_run(args, FinalRecord::no);
+}
+
+int floor_task(const std::vector<std::string>& args)
+{
+  return floor_run(args, FinalRecord::yes);
 }
 
 int reap(const std::vector<std::string>& args)
@@ -548,13 +578,20 @@ int stats(const std::vector<std::string>&)
 int main(int argc, char** argv)
 {
   const std::map<std::string, int (*)(const std::vector<std::string>&)> tools = {
-    {"generate", generate},   {"latency", latency},         {"sleep-stamp", sleep_stamp},
-    {"exit-time", exit_time}, {"write-probe", write_probe}, {"create-probe", create_probe},
-    {"floor", floor_start},   {"floor-exec", floor_exec},   {"reap", reap},
+    {"generate", generate},
+    {"latency", latency},
+    {"sleep-stamp", sleep_stamp},
+    {"exit-time", exit_time},
+    {"write-probe", write_probe},
+    {"create-probe", create_probe},
+    {"floor", floor_start},
+    {"floor-exec", floor_exec},
+    {"floor-task", floor_task},
+    {"reap", reap},
     {"stats", stats}};
   if (argc < 2 || tools.count(argv[1]) == 0) {
     die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|create-probe|"
-        "floor|floor-exec|reap|stats ARGS...");
+        "floor|floor-exec|floor-task|reap|stats ARGS...");
   }
   try {
     return tools.at(argv[1])(std::vector<std::string>(argv + 2, argv + argc));
