@@ -37,9 +37,10 @@
 //                                  command, which sets its output on the
 //                                  file and waits on a pipe; writes the
 //                                  record durably; releases the command,
-//                                  which execs PROGRAM (a path); this process exits at
-//                                  the end of file of a CLOEXEC pipe only
-//                                  the command holds (its exec)
+//                                  which execs PROGRAM (a path); this
+//                                  process exits at the end of file of a
+//                                  CLOEXEC pipe only the command holds (its
+//                                  exec)
 //   floor-task DIR PROGRAM         floor-exec plus the rest of a durable
 //                                  task's life: once the command has exited,
 //                                  the child writes the final record durably
