@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # While a queue drains, at most one of its supervisors watches the task
 # directory at any moment: the waiter first in line. A waiter that takes a
-# slot closes its inotify instance before it rings the next one, and the
-# command it forks closes the inherited descriptors before it waits for its
-# turn to exec, so no hand-off shows two.
+# slot removes its watch before it forks the command (which inherits the
+# instance until it closes the supervisor's descriptors) and before anyone
+# behind it can see it leave the line, so no hand-off shows two.
 source "$(dirname "$0")/lib.sh"
 
 tasks=120
