@@ -232,8 +232,8 @@ int Attempts::run_one()
   if (m_number == 1) {
     // `start` prints the ID once the command has exec'd, which it hears
     // from the command itself (start_notice); the report stays open for
-    // the reason of a failed exec. Told before the release: woken by it,
-    // `start` leaves the CPU the command is about to exec on alone.
+    // the reason of a failed exec. Written before the release, so that it
+    // is there when `start` wakes at the exec.
     static_cast<void>(write_all(m_plan.report.get(), "0\n"));
   }
   command->release();

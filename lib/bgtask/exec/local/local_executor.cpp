@@ -29,12 +29,20 @@ namespace {
 constexpr std::size_t k_max_report_bytes = 64 * 1024;
 
 // The supervisor's answer on `report_fd`: "0\n" once the running record is
-// durable and the command released (or the task queued), then, only if the
-// command's exec failed (a byte on `notice_fd`, whose end of file says it
-// exec'd), "CODE\nREASON" once the final record is written; else
-// "CODE\nREASON" alone. nullopt if the supervisor died without one.
+// durable, just before the command is released (or once the task is
+// queued), then, only if the command's exec failed, "CODE\nREASON" once the
+// final record is written; else "CODE\nREASON" alone. `notice_fd` ends when
+// the command exec'd, or when no command will (the supervisor answered
+// alone); a byte on it first says the exec failed. The notice is read first:
+// `start` sleeps through the "0" and wakes once, at the exec, so the command
+// about to exec has the CPUs to itself. nullopt if the supervisor died
+// without an answer.
 std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
 {
+  char byte = 0;
+  ssize_t notice = 0;
+  while ((notice = ::read(notice_fd, &byte, 1)) < 0 && errno == EINTR) {
+  }
   std::string report;
   char buffer[512];
   while (report.find('\n') == std::string::npos && report.size() < k_max_report_bytes) {
@@ -48,11 +56,7 @@ std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
     report.append(buffer, static_cast<std::size_t>(got));
   }
   if (report.starts_with("0\n")) {
-    char byte = 0;
-    ssize_t got = 0;
-    while ((got = ::read(notice_fd, &byte, 1)) < 0 && errno == EINTR) {
-    }
-    if (got <= 0) {
+    if (notice <= 0) {
       return LaunchResult{};
     }
     report.erase(0, 2);
