@@ -33,8 +33,10 @@
 //                                  once told (scripts/bench times it)
 //   floor-exec DIR PROGRAM         the floor plus what a start that runs a
 //                                  command must add: this process creates
-//                                  the output file; the child forks the
-//                                  command, which sets its output on the
+//                                  the output file; the child starts the
+//                                  command's process (sharing its memory
+//                                  until the exec, as bgtask does), which
+//                                  sets its output on the
 //                                  file and waits on a pipe; writes the
 //                                  record durably; releases the command,
 //                                  which execs PROGRAM (a path); this
@@ -57,6 +59,9 @@
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/proc/memory_sharing_child.hpp>
+#include <bgtask/proc/process_exit.hpp>
+#include <bgtask/proc/raw_syscall.hpp>
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -77,6 +82,7 @@
 #include <string>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -482,17 +488,30 @@ int floor_run(const std::vector<std::string>& args, FinalRecord final_record)
     if (::pipe2(go, O_CLOEXEC) != 0) {
       ::_exit(1);
     }
-    const pid_t command = ::fork();
-    if (command == 0) {
-      ::close(go[1]);
-      // Its output is set before the record, so the exec is all that is
-      // left after it.
-      char byte = 0;
-      if (::dup2(output, 1) == 1 && ::dup2(output, 2) == 2 && ::read(go[0], &byte, 1) == 1) {
-        ::execv(argv[0], argv);
-      }
-      ::_exit(127);
-    }
+    // The command's process as bgtask makes it: sharing this one's memory
+    // until its exec (so raw system calls only there).
+    struct CommandStart
+    {
+      char* const* argv;
+      int output;
+      int go_read;
+      int go_write;
+    } start{argv, output, go[0], go[1]};
+    const bgtask::MemorySharingChild command(
+      [](void* argument) -> int {
+        const auto& command_start = *static_cast<const CommandStart*>(argument);
+        bgtask::raw::syscall(SYS_close, command_start.go_write);
+        // Its output is set before the record, so the exec is all that is
+        // left after it.
+        char byte = 0;
+        if (bgtask::raw::dup2(command_start.output, 1) == 1 &&
+            bgtask::raw::dup2(command_start.output, 2) == 2 &&
+            bgtask::raw::syscall(SYS_read, command_start.go_read, &byte, 1) == 1) {
+          bgtask::raw::syscall(SYS_execve, command_start.argv[0], command_start.argv, environ);
+        }
+        return 127;
+      },
+      &start);
     ::close(go[0]);
     ::close(notice[1]);
     bgtask::replace_file_atomically(dir, bgtask::status_file_name(record.id),
@@ -500,7 +519,7 @@ int floor_run(const std::vector<std::string>& args, FinalRecord final_record)
     const char go_byte = 'g';
     static_cast<void>(::write(go[1], &go_byte, 1));
     int status = 0;
-    ::waitpid(command, &status, 0);
+    ::waitpid(command.pid(), &status, 0);
     if (final_record == FinalRecord::yes) {
       TaskRecord finished = record;
       finished.state = bgtask::TaskState::succeeded;
@@ -594,9 +613,11 @@ int main(int argc, char** argv)
     die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|create-probe|"
         "floor|floor-exec|floor-task|reap|stats ARGS...");
   }
+  int code = 0;
   try {
-    return tools.at(argv[1])(std::vector<std::string>(argv + 2, argv + argc));
+    code = tools.at(argv[1])(std::vector<std::string>(argv + 2, argv + argc));
   } catch (const std::exception& e) {
     die(e.what());
   }
+  bgtask::exit_process(code); // as bgtask ends: the floors are timed to their exit
 }

@@ -237,6 +237,39 @@ TEST_F(Start, ReportsACommandThatIsNotExecutableWith126)
   }
 }
 
+// The command's process searches PATH itself (it may not call execvp,
+// which writes errno, shared with the supervisor until the exec): with
+// execvp's rules.
+TEST_F(Start, SearchesPathAsExecvpDoes)
+{
+  const fs::path denied = work() / "denied";
+  const fs::path allowed = work() / "allowed";
+  fs::create_directories(denied);
+  fs::create_directories(allowed);
+  std::ofstream(denied / "bgtask-e2e-tool") << "#!/bin/sh\necho denied\n";
+  fs::permissions(denied / "bgtask-e2e-tool", fs::perms::owner_read | fs::perms::owner_write);
+  // No interpreter line: the kernel cannot execute it, /bin/sh runs it.
+  std::ofstream(allowed / "bgtask-e2e-tool") << "echo ran \"$@\"\n";
+  fs::permissions(allowed / "bgtask-e2e-tool", fs::perms::owner_all);
+  e2e::RunOptions options;
+  options.env = {"PATH=" + denied.string() + ":" + allowed.string() + ":/usr/bin:/bin"};
+  const Result found = bg({"start", "--", "bgtask-e2e-tool", "a", "b c"}, options);
+  ASSERT_EQ(found.exit_code, 0) << found;
+  EXPECT_EQ(wait_for(found.line()), 0);
+  EXPECT_EQ(output_of(found.line()), "ran a b c\n");
+  // Found but not executable, and nothing after it: EACCES, 126.
+  options.env = {"PATH=" + denied.string()};
+  const Result refused = bg({"start", "--", "bgtask-e2e-tool"}, options);
+  EXPECT_EQ(refused.exit_code, 126) << refused;
+  EXPECT_NE(refused.err.find("Permission denied"), std::string::npos) << refused;
+  EXPECT_EQ(output_of(refused.line()), "");
+  // A path runs as it is, a script without an interpreter line too.
+  const Result direct = bg({"start", "--", (allowed / "bgtask-e2e-tool").string(), "x"});
+  ASSERT_EQ(direct.exit_code, 0) << direct;
+  EXPECT_EQ(wait_for(direct.line()), 0);
+  EXPECT_EQ(output_of(direct.line()), "ran x\n");
+}
+
 TEST_F(Start, RecordsABadCwdAsAFailedStart)
 {
   const fs::path missing = work() / "missing";

@@ -1,6 +1,7 @@
 #include <bgtask/exec/local/command_launch.hpp>
 #include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/proc/environment.hpp>
+#include <bgtask/proc/raw_syscall.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 
@@ -8,11 +9,11 @@
 #include <climits>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace bgtask {
 
@@ -37,34 +38,35 @@ const char* search_path(char* const* env)
   return "/bin:/usr/bin";
 }
 
-// Where execvp would find `name` on `path`: the first `DIR/name` that is an
-// executable regular file, written to `out` (PATH_MAX bytes); false if none
-// is, or `name` has a slash (execvp then runs it as it is). Allocates
-// nothing: it runs in the forked command.
-bool find_on_path(const char* name, const char* path, char* out)
+// `dir`/`name` into `out` (PATH_MAX bytes), or `name` alone for an empty
+// `dir` (the current directory, as a PATH entry); false if too long.
+bool join_path(const char* dir, std::size_t dir_length, const char* name, char* out)
 {
   const std::size_t name_length = __builtin_strlen(name);
-  if (name_length == 0 || __builtin_strchr(name, '/') != nullptr) {
+  if (dir_length + 1 + name_length >= PATH_MAX) {
     return false;
   }
+  std::size_t at = 0;
+  if (dir_length > 0) {
+    __builtin_memcpy(out, dir, dir_length);
+    at = dir_length;
+    out[at++] = '/';
+  }
+  __builtin_memcpy(out + at, name, name_length + 1);
+  return true;
+}
+
+// Calls `visit(candidate)` for `name` joined to each entry of `path` until
+// it returns true; false if none did.
+template <typename Visit>
+bool for_each_on_path(const char* name, const char* path, char* candidate, Visit visit)
+{
   for (const char* dir = path;; ++dir) {
     const char* end = __builtin_strchr(dir, ':');
     const std::size_t dir_length =
       end ? static_cast<std::size_t>(end - dir) : __builtin_strlen(dir);
-    if (dir_length + 1 + name_length < PATH_MAX) {
-      std::size_t at = 0;
-      if (dir_length > 0) { // an empty entry is the current directory
-        __builtin_memcpy(out, dir, dir_length);
-        at = dir_length;
-        out[at++] = '/';
-      }
-      __builtin_memcpy(out + at, name, name_length + 1);
-      struct stat st
-      {
-      };
-      if (::stat(out, &st) == 0 && S_ISREG(st.st_mode) && ::access(out, X_OK) == 0) {
-        return true;
-      }
+    if (join_path(dir, dir_length, name, candidate) && visit(candidate)) {
+      return true;
     }
     if (end == nullptr) {
       return false;
@@ -73,15 +75,70 @@ bool find_on_path(const char* name, const char* path, char* out)
   }
 }
 
+// Where execvp would find `name` on `path`: the first `DIR/name` that is an
+// executable regular file, written to `out` (PATH_MAX bytes); false if none
+// is, or `name` has a slash (execvp then runs it as it is).
+bool find_on_path(const char* name, const char* path, char* out)
+{
+  if (*name == '\0' || __builtin_strchr(name, '/') != nullptr) {
+    return false;
+  }
+  return for_each_on_path(name, path, out, [](const char* candidate) {
+    struct stat st
+    {
+    };
+    return raw::syscall(SYS_newfstatat, AT_FDCWD, candidate, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+           raw::syscall(SYS_faccessat, AT_FDCWD, candidate, X_OK) == 0;
+  });
+}
+
+// execve(2), and for a file the kernel cannot execute (ENOEXEC) /bin/sh
+// running it as a script, as execvp does; returns -errno.
+long exec_file(const char* file, char* const* argv, char* const* env, char** script_argv)
+{
+  long error = raw::syscall(SYS_execve, file, argv, env);
+  if (error == -ENOEXEC) {
+    script_argv[1] = const_cast<char*>(file);
+    raw::syscall(SYS_execve, script_argv[0], script_argv, env);
+  }
+  return error;
+}
+
+// execvp(3)'s search and its errors (EACCES if some candidate was not
+// executable, else the last error that ends the search), errno left alone:
+// returns -errno.
+long exec_searching(char* const* argv, char* const* env, char** script_argv)
+{
+  const char* name = argv[0];
+  if (*name == '\0') {
+    return -ENOENT;
+  }
+  if (__builtin_strchr(name, '/') != nullptr) {
+    return exec_file(name, argv, env, script_argv);
+  }
+  char candidate[PATH_MAX];
+  bool denied = false;
+  long error = -ENOENT;
+  const bool stopped = for_each_on_path(name, search_path(env), candidate, [&](const char* file) {
+    error = exec_file(file, argv, env, script_argv);
+    denied = denied || error == -EACCES;
+    // What execvp passes over: a candidate missing, or not executable.
+    return error != -EACCES && error != -ENOENT && error != -ESTALE && error != -ENOTDIR &&
+           error != -ENODEV && error != -ETIMEDOUT;
+  });
+  return !stopped && denied ? -EACCES : error;
+}
+
 // In the command's process, while the supervisor writes the running record:
 // change directory, look the program up on PATH, put the output on stdout
 // and stderr and close every other descriptor; then wait for "go" and exec,
-// so that nothing but the exec is left after the record is durable. Only
-// async-signal-safe calls; never returns.
+// so that nothing but the exec is left after the record is durable. It
+// shares the supervisor's memory (MemorySharingChild): raw system calls
+// only, nothing allocated or written but its own stack.
 [[noreturn]] void exec_command(const CommandImage& image, int go_fd, int error_fd)
 {
   reset_child_signals(ProcessGroup::own);
-  const int chdir_error = ::chdir(image.cwd.c_str()) == 0 ? 0 : errno;
+  const long chdir_error = raw::syscall(SYS_chdir, image.cwd.c_str());
   char* const* argv = image.argv.get();
   char* const* env = image.env.get();
   char program[PATH_MAX];
@@ -90,43 +147,54 @@ bool find_on_path(const char* name, const char* path, char* out)
     image.held_output_dir >= 0
       ? open_held_output(image.held_output_dir, image.held_output_name.c_str(), image.output_fd)
       : image.output_fd;
-  ::dup2(output, 1);
-  ::dup2(output, 2);
-  ::umask(image.caller_umask);
+  raw::dup2(output, 1);
+  raw::dup2(output, 2);
+  raw::syscall(SYS_umask, image.caller_umask);
   // The supervisor's descriptors go now (among them a queued wait's inotify
   // instance): the go pipe stays until the exec closes it.
   close_descriptors_except({go_fd, error_fd, image.start_notice_fd});
   char go = 0;
-  while (::read(go_fd, &go, 1) < 0 && errno == EINTR) {
-  }
+  raw::syscall_restarting(SYS_read, go_fd, &go, 1);
   if (go != 'g') {
     if (image.start_notice_fd >= 0) {
-      static_cast<void>(write_all(image.start_notice_fd, "x", 1)); // not started after all
+      raw::write_all(image.start_notice_fd, "x", 1); // not started after all
     }
-    ::_exit(127);
+    raw::exit(127);
   }
-  const auto fail = [&](ExecStage stage, int error) {
-    const ExecFailure failure{stage, error};
-    static_cast<void>(write_all(error_fd, &failure, sizeof(failure)));
+  const auto fail = [&](ExecStage stage, long error) {
+    const ExecFailure failure{stage, static_cast<int>(-error)};
+    raw::write_all(error_fd, &failure, sizeof(failure));
     if (image.start_notice_fd >= 0) {
-      static_cast<void>(write_all(image.start_notice_fd, "x", 1));
+      raw::write_all(image.start_notice_fd, "x", 1);
     }
-    ::_exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
+    raw::exit(failure.error == ENOENT || failure.error == ENOTDIR ? 127 : 126);
   };
   if (chdir_error != 0) {
     fail(ExecStage::chdir, chdir_error);
   }
   if (found) {
-    ::execve(program, argv, env);
+    raw::syscall(SYS_execve, program, argv, env);
   }
-  // What was found failed (or nothing was): execvp searches `environ`'s
-  // PATH again with its own rules (EACCES, ENOEXEC and the rest), so the
-  // outcome is execvp's whatever the look-up above concluded.
-  environ = const_cast<char**>(env);
-  ::execvp(argv[0], argv);
-  fail(ExecStage::exec, errno);
-  ::_exit(127);
+  // What was found failed (or nothing was): the search again, with
+  // execvp's rules (EACCES, ENOEXEC and the rest), so that the outcome is
+  // execvp's whatever the look-up above concluded.
+  fail(ExecStage::exec, exec_searching(argv, env, image.script_argv.data()));
+  raw::exit(127);
 }
+
+} // namespace
+
+int PendingCommand::run_process(void* argument)
+{
+  const auto& start = *static_cast<const Start*>(argument);
+  // The supervisor's ends: a copy of the go pipe's write end here would
+  // keep the command waiting after the supervisor died.
+  raw::syscall(SYS_close, start.go_write);
+  raw::syscall(SYS_close, start.errors_read);
+  exec_command(*start.image, start.go_read, start.error_write);
+}
+
+namespace {
 
 std::string describe(const LaunchRequest& request, const ExecFailure& failure)
 {
@@ -134,6 +202,19 @@ std::string describe(const LaunchRequest& request, const ExecFailure& failure)
     return "cannot change to directory " + request.record.cwd + ": " + std::strerror(failure.error);
   }
   return "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
+}
+
+// The argv of /bin/sh running the program as a script, as execvp does when
+// the kernel cannot execute it: the program's path goes in at [1].
+std::vector<char*> script_arguments(char* const* argv)
+{
+  static char shell[] = "/bin/sh";
+  std::vector<char*> arguments{shell, nullptr};
+  for (char* const* arg = argv + 1; *arg != nullptr; ++arg) {
+    arguments.push_back(*arg);
+  }
+  arguments.push_back(nullptr);
+  return arguments;
 }
 
 std::vector<std::string> task_environment(const LaunchRequest& request, const std::string& dir,
@@ -152,6 +233,7 @@ CommandImage::CommandImage(const LaunchRequest& request, const std::string& dir_
                            int output_fd_, mode_t caller_umask_)
   : argv(request.argv),
     env(task_environment(request, dir_path, attempt)),
+    script_argv(script_arguments(argv.get())),
     cwd(request.record.cwd),
     output_fd(output_fd_),
     caller_umask(caller_umask_)
@@ -165,17 +247,9 @@ PendingCommand::PendingCommand(const CommandImage& image)
   if (!make_pipe(go_read, m_go) || !make_pipe(m_errors, error_write)) {
     throw_system("cannot create a pipe", errno);
   }
-  m_pid = ::fork();
-  if (m_pid == 0) {
-    // The parent's ends: a copy of the go pipe's write end here would keep
-    // the command waiting after the supervisor died.
-    ::close(m_go.get());
-    ::close(m_errors.get());
-    exec_command(image, go_read.get(), error_write.get());
-  }
-  if (m_pid < 0) {
-    throw_system("cannot fork", errno);
-  }
+  m_start = Start{&image, go_read.get(), error_write.get(), m_go.get(), m_errors.get()};
+  m_process.emplace(&PendingCommand::run_process, &m_start);
+  m_pid = m_process->pid();
   ::setpgid(m_pid, m_pid);
 }
 

@@ -2,6 +2,7 @@
 
 #include <bgtask/core/launch_request.hpp>
 #include <bgtask/proc/child_exec.hpp>
+#include <bgtask/proc/memory_sharing_child.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <optional>
@@ -22,6 +23,10 @@ struct CommandImage
 
   ExecStrings argv;
   ExecStrings env;
+  // /bin/sh, a slot for the program's path, argv[1]...: for a program the
+  // kernel cannot execute, run as a script as execvp does. The command's
+  // process fills the slot.
+  mutable std::vector<char*> script_argv;
   std::string cwd;
   int output_fd;
   mode_t caller_umask;
@@ -33,14 +38,18 @@ struct CommandImage
   int start_notice_fd = -1;
 };
 
-// A forked command that has not been released yet: it waits for "go" on a
-// pipe, so the running record can name it before it runs anything.
+// A command's process that has not been released yet: it waits for "go" on
+// a pipe, so the running record can name it before it runs anything. It
+// shares the supervisor's memory until its exec (MemorySharingChild), and
+// reads `image`, which must stay unchanged until then.
 class PendingCommand
 {
 public:
-  // Forks the command's process into its own process group. Throws
-  // Error(failure) if a pipe or the fork fails.
+  // Starts the command's process in its own process group. Throws
+  // Error(failure) if a pipe or the process cannot be made.
   explicit PendingCommand(const CommandImage& image);
+  PendingCommand(const PendingCommand&) = delete;
+  PendingCommand& operator=(const PendingCommand&) = delete;
 
   pid_t pid() const { return m_pid; }
 
@@ -60,9 +69,22 @@ public:
   std::optional<Failure> exec_failure(const LaunchRequest& request);
 
 private:
+  // What the command's process reads when it starts.
+  struct Start
+  {
+    const CommandImage* image;
+    int go_read;
+    int error_write;
+    int go_write;    // the supervisor's end
+    int errors_read; // the supervisor's end
+  };
+  static int run_process(void* start);
+
   pid_t m_pid = -1;
   UniqueFd m_go;
   UniqueFd m_errors;
+  Start m_start{};
+  std::optional<MemorySharingChild> m_process;
 };
 
 } // namespace bgtask

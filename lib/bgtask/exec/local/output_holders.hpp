@@ -16,7 +16,7 @@ namespace bgtask {
 // is made in the command's process, after the fork), so nothing the
 // supervisor keeps open can hold it.
 
-// In the command's process, between fork and exec (async-signal-safe, no
+// In the command's process, between fork and exec (raw system calls, no
 // allocation): a new description of the file `name` in `dir_fd`
 // (O_WRONLY|O_APPEND), checked to be the file `output` is open on, locked
 // exclusively. Where it cannot be opened or locked: `output` itself (holders

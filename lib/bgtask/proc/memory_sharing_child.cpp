@@ -1,0 +1,76 @@
+#include <bgtask/proc/memory_sharing_child.hpp>
+#include <bgtask/proc/raw_syscall.hpp>
+#include <bgtask/util/error.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool k_sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool k_sanitized = true;
+#else
+constexpr bool k_sanitized = false;
+#endif
+#else
+constexpr bool k_sanitized = false;
+#endif
+
+constexpr bool k_share_memory = raw::k_errno_free && !k_sanitized;
+
+// The child's stack, above one inaccessible guard page.
+constexpr std::size_t k_guard_bytes = 4096;
+constexpr std::size_t k_stack_bytes = 64 * 1024;
+
+} // namespace
+
+MemorySharingChild::MemorySharingChild(int (*main)(void*), void* argument)
+{
+  if constexpr (!k_share_memory) {
+    m_pid = ::fork();
+    if (m_pid == 0) {
+      raw::exit(main(argument));
+    }
+    if (m_pid < 0) {
+      throw_system("cannot fork", errno);
+    }
+    return;
+  }
+  m_stack = ::mmap(nullptr, k_guard_bytes + k_stack_bytes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (m_stack == MAP_FAILED) {
+    m_stack = nullptr;
+    throw_system("cannot make a stack for the command's process", errno);
+  }
+  char* const usable = static_cast<char*>(m_stack) + k_guard_bytes;
+  if (::mprotect(usable, k_stack_bytes, PROT_READ | PROT_WRITE) != 0) {
+    const int error = errno;
+    ::munmap(m_stack, k_guard_bytes + k_stack_bytes);
+    m_stack = nullptr;
+    throw_system("cannot make a stack for the command's process", error);
+  }
+  m_pid = ::clone(main, usable + k_stack_bytes, CLONE_VM | SIGCHLD, argument);
+  if (m_pid < 0) {
+    const int error = errno;
+    ::munmap(m_stack, k_guard_bytes + k_stack_bytes);
+    m_stack = nullptr;
+    throw_system("cannot fork", error);
+  }
+}
+
+MemorySharingChild::~MemorySharingChild()
+{
+  if (m_stack != nullptr) {
+    ::munmap(m_stack, k_guard_bytes + k_stack_bytes);
+  }
+}
+
+} // namespace bgtask
