@@ -46,8 +46,7 @@ TEST(MemorySharingChild, LeavesItsParentsErrnoAlone)
   const bgtask::MemorySharingChild child(
     [](void*) -> int {
       for (int i = 0; i < 1000; ++i) {
-        if (bgtask::raw::syscall(SYS_faccessat, AT_FDCWD, "/nonexistent/bgtask", X_OK) !=
-            -ENOENT) {
+        if (bgtask::raw::syscall(SYS_faccessat, AT_FDCWD, "/nonexistent/bgtask", X_OK) != -ENOENT) {
           return 1;
         }
       }

@@ -96,12 +96,12 @@ bool find_on_path(const char* name, const char* path, char* out)
 // running it as a script, as execvp does; returns -errno.
 long exec_file(const char* file, char* const* argv, char* const* env, char** script_argv)
 {
-  long error = raw::syscall(SYS_execve, file, argv, env);
-  if (error == -ENOEXEC) {
-    script_argv[1] = const_cast<char*>(file);
-    raw::syscall(SYS_execve, script_argv[0], script_argv, env);
+  const long error = raw::syscall(SYS_execve, file, argv, env);
+  if (error != -ENOEXEC) {
+    return error;
   }
-  return error;
+  script_argv[1] = const_cast<char*>(file);
+  return raw::syscall(SYS_execve, script_argv[0], script_argv, env);
 }
 
 // execvp(3)'s search and its errors (EACCES if some candidate was not
@@ -115,6 +115,9 @@ long exec_searching(char* const* argv, char* const* env, char** script_argv)
   }
   if (__builtin_strchr(name, '/') != nullptr) {
     return exec_file(name, argv, env, script_argv);
+  }
+  if (__builtin_strlen(name) > NAME_MAX) {
+    return -ENAMETOOLONG;
   }
   char candidate[PATH_MAX];
   bool denied = false;
