@@ -68,8 +68,14 @@ MemorySharingChild::MemorySharingChild(int (*main)(void*), void* argument)
 
 MemorySharingChild::~MemorySharingChild()
 {
+  release_stack();
+}
+
+void MemorySharingChild::release_stack()
+{
   if (m_stack != nullptr) {
     ::munmap(m_stack, k_guard_bytes + k_stack_bytes);
+    m_stack = nullptr;
   }
 }
 

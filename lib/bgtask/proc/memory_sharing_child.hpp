@@ -22,6 +22,9 @@ public:
   MemorySharingChild(int (*main)(void*), void* argument);
   // Frees the child's stack: only once the child exec'd or exited.
   ~MemorySharingChild();
+  // The same, sooner: what the child wrote on its stack counts as this
+  // process's memory until then.
+  void release_stack();
   MemorySharingChild(const MemorySharingChild&) = delete;
   MemorySharingChild& operator=(const MemorySharingChild&) = delete;
 

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -260,6 +261,14 @@ void PendingCommand::release()
 {
   static_cast<void>(write_all(m_go.get(), "g", 1));
   m_go.close();
+}
+
+void PendingCommand::release_stack_once_started()
+{
+  pollfd errors{m_errors.get(), 0, 0};
+  if (m_process && ::poll(&errors, 1, 0) == 1 && (errors.revents & POLLHUP) != 0) {
+    m_process->release_stack();
+  }
 }
 
 std::optional<PendingCommand::Failure> PendingCommand::exec_failure(const LaunchRequest& request)

@@ -56,6 +56,11 @@ public:
   // Lets the command exec.
   void release();
 
+  // Gives back the stack the command's process ran on before its exec,
+  // once it exec'd or exited (its end of the error pipe is closed); until
+  // then, keeps it.
+  void release_stack_once_started();
+
   // Once the released command has exited (and was reaped): nullopt if it
   // exec'd, else why it could not (chdir or exec failure) and the exit code
   // it ended with (127 for a missing program, else 126). Nobody waits for

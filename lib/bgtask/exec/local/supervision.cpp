@@ -28,7 +28,8 @@ constexpr Milliseconds k_trim_delay{50};
 } // namespace
 
 Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-                         OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim)
+                         OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim,
+                         std::function<void()> before_trim)
   : m_dir(dir),
     m_plan(plan),
     m_child(child),
@@ -38,7 +39,8 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
     m_removal(dir, plan.request.record.id),
     m_output_held(std::move(output_held)),
     m_tree(plan.request.record.id, child, plan.cgroup ? &*plan.cgroup : nullptr),
-    m_record_check_at(steady_now() + k_record_check)
+    m_record_check_at(steady_now() + k_record_check),
+    m_before_trim(std::move(before_trim))
 {
   if (trim == TrimMemory::soon) {
     trim_later();
@@ -127,6 +129,9 @@ bool Supervision::still_held()
   }
   if (m_trim_at && now >= *m_trim_at) {
     m_trim_at.reset();
+    if (m_before_trim) {
+      m_before_trim();
+    }
     release_unused_memory();
   } else if (m_trim_at && (!next || *m_trim_at < *next)) {
     next = m_trim_at;

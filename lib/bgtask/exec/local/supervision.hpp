@@ -31,7 +31,8 @@ public:
   // before it sleeps: what runs after the trim faults its code back in, so
   // as little as possible runs in between. A command that ends sooner never
   // pays for it, and neither does `start`, which is printing the ID then.
-  // It trims again a moment after each time it read the record.
+  // It trims again a moment after each time it read the record;
+  // `before_trim` runs first each time.
   enum class TrimMemory { no, soon };
 
   // `child`: the command, forked and released; `signal_fd`: the
@@ -39,7 +40,8 @@ public:
   // `output_held` tells whether a process still holds the command's output
   // (output_holders.hpp).
   Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-              OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim);
+              OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim,
+              std::function<void()> before_trim = {});
 
   // Runs until the command has exited and no process holds its output any
   // more; returns the command's wait status. A stopped tree's leftovers are
@@ -76,6 +78,7 @@ private:
   std::optional<Clock::time_point> m_timeout_at;
   Clock::time_point m_paused_at;
   std::optional<Clock::time_point> m_trim_at;
+  std::function<void()> m_before_trim;
 };
 
 } // namespace bgtask
