@@ -1,4 +1,5 @@
 #include <bgtask/cli/argv_secrets.hpp>
+#include <bgtask/util/code_layout.hpp>
 
 #include <cstring>
 #include <string_view>
@@ -18,7 +19,7 @@ void hide_value(char* arg)
 
 } // namespace
 
-void hide_env_values(int argc, char** argv)
+BGTASK_START_PATH void hide_env_values(int argc, char** argv)
 {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg(argv[i]);

@@ -2,6 +2,7 @@
 #include <bgtask/cli/option_help.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_state.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
@@ -117,8 +118,8 @@ po::options_description visible_options(const Command& command)
   return visible;
 }
 
-std::optional<CommandArgs> parse_command_args(const Command& command,
-                                              const std::vector<std::string>& args)
+BGTASK_START_PATH std::optional<CommandArgs>
+parse_command_args(const Command& command, const std::vector<std::string>& args)
 {
   CommandArgs parsed;
   if (command.operands == Operands::words) {

@@ -5,6 +5,7 @@
 #include <bgtask/commands/table.hpp>
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/proc/standard_streams.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
@@ -107,7 +108,7 @@ void take_dir_option(GlobalOptions& global, std::vector<std::string>& rest)
   }
 }
 
-int dispatch(const std::vector<std::string>& args)
+BGTASK_START_PATH int dispatch(const std::vector<std::string>& args)
 {
   GlobalOptions global;
   std::size_t i = 0;
@@ -163,7 +164,7 @@ void print_error(const std::string& message)
 
 } // namespace
 
-int run_cli(int argc, char** argv)
+BGTASK_START_PATH int run_cli(int argc, char** argv)
 {
   // Before anything is opened: a descriptor bgtask opens must never become
   // someone's stdin, stdout or stderr.

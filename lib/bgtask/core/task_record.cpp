@@ -1,10 +1,12 @@
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/util/code_layout.hpp>
 
 #include <algorithm>
 
 namespace bgtask {
 
-void add_event(TaskRecord& record, std::string kind, std::optional<std::string> message)
+BGTASK_START_PATH void add_event(TaskRecord& record, std::string kind,
+                                 std::optional<std::string> message)
 {
   auto& events = record.events;
   if (events.size() >= k_max_events) {

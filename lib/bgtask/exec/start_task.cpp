@@ -10,6 +10,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
 #include <bgtask/store/task_id_claim.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
@@ -63,7 +64,7 @@ StartResult start_array(const TaskDir& dir, LaunchRequest request, const SlurmAr
 
 } // namespace
 
-StartResult start_task(const TaskDir& dir, StartPlan plan)
+BGTASK_START_PATH StartResult start_task(const TaskDir& dir, StartPlan plan)
 {
   auto& request = plan.request;
   if (const auto& limits = request.record.options.limits;

@@ -1,4 +1,5 @@
 #include <bgtask/proc/caller_umask.hpp>
+#include <bgtask/util/code_layout.hpp>
 
 #include <optional>
 #include <sys/stat.h>
@@ -11,14 +12,14 @@ std::optional<mode_t> g_caller_umask;
 
 } // namespace
 
-void restrict_umask()
+BGTASK_START_PATH void restrict_umask()
 {
   if (!g_caller_umask) {
     g_caller_umask = ::umask(077);
   }
 }
 
-mode_t caller_umask()
+BGTASK_START_PATH mode_t caller_umask()
 {
   restrict_umask();
   return *g_caller_umask;

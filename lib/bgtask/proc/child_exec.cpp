@@ -1,5 +1,6 @@
 #include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/raw_syscall.hpp>
+#include <bgtask/util/code_layout.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -79,7 +80,7 @@ bool close_listed(std::initializer_list<int> keep)
 
 } // namespace
 
-void reset_child_signals(ProcessGroup group)
+BGTASK_START_PATH void reset_child_signals(ProcessGroup group)
 {
   if (group == ProcessGroup::own) {
     raw::syscall(SYS_setpgid, 0, 0);
@@ -119,7 +120,7 @@ ExecStrings::ExecStrings(std::vector<std::string> strings)
 {
 }
 
-void close_descriptors_except(std::initializer_list<int> keep)
+BGTASK_START_PATH void close_descriptors_except(std::initializer_list<int> keep)
 {
   if (close_ranges(keep) || close_listed(keep)) {
     return;

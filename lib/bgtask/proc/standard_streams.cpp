@@ -1,4 +1,5 @@
 #include <bgtask/proc/standard_streams.hpp>
+#include <bgtask/util/code_layout.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -6,7 +7,7 @@
 
 namespace bgtask {
 
-int open_missing_standard_streams()
+BGTASK_START_PATH int open_missing_standard_streams()
 {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) {

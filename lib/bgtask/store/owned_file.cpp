@@ -1,5 +1,6 @@
 #include <bgtask/store/owned_file.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -9,7 +10,8 @@
 
 namespace bgtask {
 
-OwnedFile read_owned_file(const TaskDir& dir, std::string_view name, std::size_t max_bytes)
+BGTASK_START_PATH OwnedFile read_owned_file(const TaskDir& dir, std::string_view name,
+                                            std::size_t max_bytes)
 {
   return read_owned_file_at(dir.fd(), dir.owner(), name, max_bytes);
 }

@@ -4,6 +4,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 namespace bgtask {
@@ -71,7 +72,7 @@ RecordUpdate update_record(const TaskDir& dir, std::string_view id, const Record
   return update_record(dir, *lock, id, change);
 }
 
-void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
+BGTASK_START_PATH void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
 {
   UpdateLockGuard guard(lock);
   if (!lock.is_linked(dir, record.id)) {

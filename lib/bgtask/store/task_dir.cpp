@@ -1,4 +1,5 @@
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/paths.hpp>
 #include <bgtask/util/terminal_escape.hpp>
@@ -90,7 +91,7 @@ std::string octal_mode(mode_t mode)
 
 } // namespace
 
-std::string TaskDir::resolve_path(const std::optional<std::string>& dir_option)
+BGTASK_START_PATH std::string TaskDir::resolve_path(const std::optional<std::string>& dir_option)
 {
   if (dir_option) {
     if (dir_option->empty()) {

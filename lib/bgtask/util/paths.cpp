@@ -1,3 +1,4 @@
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/paths.hpp>
 
@@ -6,7 +7,7 @@
 
 namespace bgtask {
 
-std::string normalized_absolute(const std::string& path)
+BGTASK_START_PATH std::string normalized_absolute(const std::string& path)
 {
   namespace fs = boost::filesystem;
   boost::system::error_code error;

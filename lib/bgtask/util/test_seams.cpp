@@ -1,3 +1,4 @@
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/test_seams.hpp>
 
 #include <cstdlib>
@@ -25,7 +26,7 @@ const char* name_of(TestSeam seam)
 
 } // namespace
 
-const char* test_seam(TestSeam seam)
+BGTASK_START_PATH const char* test_seam(TestSeam seam)
 {
   return std::getenv(name_of(seam));
 }
@@ -42,7 +43,7 @@ bool test_seams_built()
 
 #else
 
-const char* test_seam(TestSeam)
+BGTASK_START_PATH const char* test_seam(TestSeam)
 {
   return nullptr;
 }

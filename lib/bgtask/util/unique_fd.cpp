@@ -1,3 +1,4 @@
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -20,7 +21,7 @@ UniqueFd::~UniqueFd()
   close();
 }
 
-int UniqueFd::close()
+BGTASK_START_PATH int UniqueFd::close()
 {
   if (m_fd < 0) {
     return 0;

@@ -2,6 +2,7 @@
 #include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/proc/environment.hpp>
 #include <bgtask/proc/raw_syscall.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 
@@ -29,7 +30,7 @@ struct ExecFailure
 };
 
 // The value of PATH in `env`, or execvp's default when it has none.
-const char* search_path(char* const* env)
+BGTASK_START_PATH const char* search_path(char* const* env)
 {
   for (; *env != nullptr; ++env) {
     if (__builtin_strncmp(*env, "PATH=", 5) == 0) {
@@ -41,7 +42,8 @@ const char* search_path(char* const* env)
 
 // `dir`/`name` into `out` (PATH_MAX bytes), or `name` alone for an empty
 // `dir` (the current directory, as a PATH entry); false if too long.
-bool join_path(const char* dir, std::size_t dir_length, const char* name, char* out)
+BGTASK_START_PATH bool join_path(const char* dir, std::size_t dir_length, const char* name,
+                                 char* out)
 {
   const std::size_t name_length = __builtin_strlen(name);
   if (dir_length + 1 + name_length >= PATH_MAX) {
@@ -79,7 +81,7 @@ bool for_each_on_path(const char* name, const char* path, char* candidate, Visit
 // Where execvp would find `name` on `path`: the first `DIR/name` that is an
 // executable regular file, written to `out` (PATH_MAX bytes); false if none
 // is, or `name` has a slash (execvp then runs it as it is).
-bool find_on_path(const char* name, const char* path, char* out)
+BGTASK_START_PATH bool find_on_path(const char* name, const char* path, char* out)
 {
   if (*name == '\0' || __builtin_strchr(name, '/') != nullptr) {
     return false;
@@ -139,7 +141,7 @@ long exec_searching(char* const* argv, char* const* env, char** script_argv)
 // so that nothing but the exec is left after the record is durable. It
 // shares the supervisor's memory (MemorySharingChild): raw system calls
 // only, nothing allocated or written but its own stack.
-[[noreturn]] void exec_command(const CommandImage& image, int go_fd, int error_fd)
+[[noreturn]] BGTASK_START_PATH void exec_command(const CommandImage& image, int go_fd, int error_fd)
 {
   reset_child_signals(ProcessGroup::own);
   const long chdir_error = raw::syscall(SYS_chdir, image.cwd.c_str());
@@ -188,7 +190,7 @@ long exec_searching(char* const* argv, char* const* env, char** script_argv)
 
 } // namespace
 
-int PendingCommand::run_process(void* argument)
+BGTASK_START_PATH int PendingCommand::run_process(void* argument)
 {
   const auto& start = *static_cast<const Start*>(argument);
   // The supervisor's ends: a copy of the go pipe's write end here would
@@ -233,8 +235,9 @@ std::vector<std::string> task_environment(const LaunchRequest& request, const st
 
 } // namespace
 
-CommandImage::CommandImage(const LaunchRequest& request, const std::string& dir_path, int attempt,
-                           int output_fd_, mode_t caller_umask_)
+BGTASK_START_PATH CommandImage::CommandImage(const LaunchRequest& request,
+                                             const std::string& dir_path, int attempt,
+                                             int output_fd_, mode_t caller_umask_)
   : argv(request.argv),
     env(task_environment(request, dir_path, attempt)),
     script_argv(script_arguments(argv.get())),
@@ -244,7 +247,7 @@ CommandImage::CommandImage(const LaunchRequest& request, const std::string& dir_
 {
 }
 
-PendingCommand::PendingCommand(const CommandImage& image)
+BGTASK_START_PATH PendingCommand::PendingCommand(const CommandImage& image)
 {
   UniqueFd go_read;
   UniqueFd error_write;

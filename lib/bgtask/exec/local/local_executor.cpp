@@ -10,6 +10,7 @@
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/utf8.hpp>
@@ -37,7 +38,7 @@ constexpr std::size_t k_max_report_bytes = 64 * 1024;
 // `start` sleeps through the "0" and wakes once, at the exec, so the command
 // about to exec has the CPUs to itself. nullopt if the supervisor died
 // without an answer.
-std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
+BGTASK_START_PATH std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
 {
   char byte = 0;
   ssize_t notice = 0;
@@ -76,7 +77,8 @@ std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
 
 } // namespace
 
-LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+BGTASK_START_PATH LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock,
+                                                     LaunchRequest request)
 {
   const std::string id = request.record.id;
   // Whatever fails before the supervisor reports leaves no files behind.

@@ -1,4 +1,5 @@
 #include <bgtask/exec/local/output_trimmer.hpp>
+#include <bgtask/util/code_layout.hpp>
 
 #include <algorithm>
 #include <array>
@@ -23,7 +24,8 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t block)
 
 } // namespace
 
-std::optional<OutputTrimmer> OutputTrimmer::create(int output, std::uint64_t limit)
+BGTASK_START_PATH std::optional<OutputTrimmer> OutputTrimmer::create(int output,
+                                                                     std::uint64_t limit)
 {
   struct stat st
   {
