@@ -442,7 +442,9 @@ TEST(AccountedJob, PicksTheTasksRowAmongDuplicatesAndAcceptsTheFreshPlaceholder)
   auto placeholder = job("FAILED", "4:0");
   placeholder.name = "allocation";
   placeholder.submit_time = "2026-11-29T19:25:10"; // the same second as the task's creation
-  found = bgtask::accounted_job({placeholder}, "7", "bgtask-01hx2k3m4n5p", created);
+  // accounted_job points into the list it is given: a named one outlives the call.
+  const std::vector<SlurmJobInfo> only_placeholder{placeholder};
+  found = bgtask::accounted_job(only_placeholder, "7", "bgtask-01hx2k3m4n5p", created);
   ASSERT_NE(found, nullptr);
   EXPECT_EQ(found->exit_code, "4:0");
   placeholder.submit_time = "2026-11-29T19:25:09"; // an older job of that id
