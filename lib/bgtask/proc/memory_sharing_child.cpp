@@ -1,6 +1,7 @@
 #include <bgtask/proc/memory_sharing_child.hpp>
 #include <bgtask/proc/raw_syscall.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/sanitizers.hpp>
 
 #include <cerrno>
 #include <csignal>
@@ -12,14 +13,8 @@ namespace bgtask {
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(BGTASK_ADDRESS_SANITIZER) || defined(BGTASK_THREAD_SANITIZER)
 constexpr bool k_sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool k_sanitized = true;
-#else
-constexpr bool k_sanitized = false;
-#endif
 #else
 constexpr bool k_sanitized = false;
 #endif

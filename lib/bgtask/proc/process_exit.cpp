@@ -1,17 +1,11 @@
 #include <bgtask/proc/process_exit.hpp>
+#include <bgtask/util/sanitizers.hpp>
 
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define BGTASK_LEAK_CHECK 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BGTASK_LEAK_CHECK 1
-#endif
-#endif
-#ifdef BGTASK_LEAK_CHECK
+#ifdef BGTASK_ADDRESS_SANITIZER
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -22,7 +16,7 @@ void exit_process(int code)
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-#ifdef BGTASK_LEAK_CHECK
+#ifdef BGTASK_ADDRESS_SANITIZER
   __lsan_do_leak_check();
 #endif
   ::_exit(code);

@@ -188,20 +188,6 @@ long exec_searching(char* const* argv, char* const* env, char** script_argv)
   raw::exit(127);
 }
 
-} // namespace
-
-BGTASK_START_PATH int PendingCommand::run_process(void* argument)
-{
-  const auto& start = *static_cast<const Start*>(argument);
-  // The supervisor's ends: a copy of the go pipe's write end here would
-  // keep the command waiting after the supervisor died.
-  raw::syscall(SYS_close, start.go_write);
-  raw::syscall(SYS_close, start.errors_read);
-  exec_command(*start.image, start.go_read, start.error_write);
-}
-
-namespace {
-
 std::string describe(const LaunchRequest& request, const ExecFailure& failure)
 {
   if (failure.stage == ExecStage::chdir) {
@@ -256,8 +242,17 @@ BGTASK_START_PATH PendingCommand::PendingCommand(const CommandImage& image)
   }
   m_start = Start{&image, go_read.get(), error_write.get(), m_go.get(), m_errors.get()};
   m_process.emplace(&PendingCommand::run_process, &m_start);
-  m_pid = m_process->pid();
-  ::setpgid(m_pid, m_pid);
+  ::setpgid(pid(), pid());
+}
+
+BGTASK_START_PATH int PendingCommand::run_process(void* argument)
+{
+  const auto& start = *static_cast<const Start*>(argument);
+  // The supervisor's ends: a copy of the go pipe's write end here would
+  // keep the command waiting after the supervisor died.
+  raw::syscall(SYS_close, start.go_write);
+  raw::syscall(SYS_close, start.errors_read);
+  exec_command(*start.image, start.go_read, start.error_write);
 }
 
 void PendingCommand::release()

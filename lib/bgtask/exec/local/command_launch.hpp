@@ -51,7 +51,7 @@ public:
   PendingCommand(const PendingCommand&) = delete;
   PendingCommand& operator=(const PendingCommand&) = delete;
 
-  pid_t pid() const { return m_pid; }
+  pid_t pid() const { return m_process->pid(); }
 
   // Lets the command exec.
   void release();
@@ -85,7 +85,6 @@ private:
   };
   static int run_process(void* start);
 
-  pid_t m_pid = -1;
   UniqueFd m_go;
   UniqueFd m_errors;
   Start m_start{};
