@@ -12,12 +12,16 @@ source "$(dirname "$0")/lib.sh"
 # stack_mappings PID: the anonymous 4 KiB ---p guard directly below a 64 KiB
 # rw-p mapping, one line each.
 stack_mappings() {
-  awk '$6 == "" {
-         split($1, a, "-"); start = strtonum("0x" a[1]); end = strtonum("0x" a[2])
-         if (prev_perm == "---p" && prev_size == 4096 && start == prev_end && end - start == 65536 && $2 == "rw-p")
-           print $1
-         prev_perm = $2; prev_size = end - start; prev_end = end
-       }' "/proc/$1/maps"
+  local range perm rest start end prev_perm="" prev_size=0 prev_end=0
+  while read -r range perm _ _ _ rest; do
+    start=$((16#${range%-*})) end=$((16#${range#*-}))
+    if [ -z "$rest" ] && [ "$prev_perm" = "---p" ] && [ "$prev_size" = 4096 ] &&
+      [ "$start" = "$prev_end" ] && [ $((end - start)) = 65536 ] && [ "$perm" = "rw-p" ]; then
+      echo "$range"
+    fi
+    if [ -z "$rest" ]; then prev_perm=$perm; else prev_perm=""; fi
+    prev_size=$((end - start)) prev_end=$end
+  done <"/proc/$1/maps"
 }
 
 id=$("$BGTASK" --dir "$D" start -- sleep 30) || fail "start failed"
