@@ -12,7 +12,8 @@ namespace bgtask {
 // child may only read memory that this process leaves unchanged until the
 // child is gone, and make raw system calls (raw_syscall.hpp: errno is
 // shared too); it ends in an exec or raw::exit. Where raw system calls are
-// missing, or a sanitizer could not follow such a child, it is a fork.
+// missing, or a sanitizer or Valgrind could not follow such a child, it is
+// a fork.
 class MemorySharingChild
 {
 public:
