@@ -36,7 +36,9 @@ endif()
 
 # The start path's layout (static builds): lld places every function that
 # `start` runs (cmake/start-path.order, written by scripts/start-path-order)
-# side by side, each in a section of its own (-ffunction-sections). A forked
+# side by side, each in a section of its own (-ffunction-sections), those of
+# a waiting supervisor's loop first and together (a waiting supervisor keeps
+# mapped only the code it runs: memory_trim.hpp). A forked
 # process maps the binary's code anew, one page fault per 64 KiB window it
 # runs in: ordered, a start's CLI takes 75 page faults instead of 107 and
 # its supervisor 40 instead of 60 (perf trace -F all). Without lld the

@@ -43,6 +43,28 @@
 //                                  process exits at the end of file of a
 //                                  CLOEXEC pipe only the command holds (its
 //                                  exec)
+//   floor-promises DIR PROGRAM     floor-exec plus, in bare system calls,
+//                                  what bgtask's promises add to a start
+//                                  (RELIABILITY.md, SECURITY.md): this
+//                                  process claims the task's ID under the
+//                                  directory's lock (unique, in start order),
+//                                  reads the fingerprint key, and creates and
+//                                  locks the task's lock file (its owner
+//                                  tells a live supervisor from a dead one);
+//                                  the child makes a session of its
+//                                  own with stdio on /dev/null, becomes a
+//                                  subreaper, reads its signals through a
+//                                  signalfd, reserves room for the final
+//                                  record, watches the output's bound (a
+//                                  probe hole, an inotify watch), puts the
+//                                  command in a process
+//                                  group of its own, reads the identities a
+//                                  record names (start times, instance,
+//                                  host, boot, namespaces) and holds the
+//                                  record's update lock while writing it;
+//                                  this process also waits for the child's
+//                                  report. What bgtask does beyond this is
+//                                  its own code
 //   floor-task DIR PROGRAM         floor-exec plus the rest of a durable
 //                                  task's life: once the command has exited,
 //                                  the child writes the final record durably
@@ -80,9 +102,15 @@
 #include <map>
 #include <spawn.h>
 #include <string>
+#include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -459,23 +487,172 @@ int floor_start(const std::vector<std::string>& args)
 }
 
 enum class FinalRecord { no, yes };
+enum class Promises { no, yes };
 
-// floor-exec, and with FinalRecord::yes floor-task.
-int floor_run(const std::vector<std::string>& args, FinalRecord final_record)
+// Reads a small file of /proc to its end (its content is not needed).
+void read_proc_file(const char* path)
+{
+  char buffer[1024];
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return;
+  }
+  while (::read(fd, buffer, sizeof buffer) > 0) {
+  }
+  ::close(fd);
+}
+
+// floor-promises, in the CLI: the task's ID claimed under the directory's
+// newest-ID lock (per boot), then its lock file created and its owner byte
+// locked. Returns the lock file's descriptor.
+int claim_task(int dir_fd, const std::string& id)
+{
+  ::mkdirat(dir_fd, ".cache", 0700);
+  const int newest =
+    ::openat(dir_fd, ".cache/newest", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  char hint[256];
+  unsigned char random[3];
+  if (newest < 0 || ::flock(newest, LOCK_EX) != 0 || ::pread(newest, hint, sizeof hint, 0) < 0 ||
+      ::getrandom(random, sizeof random, 0) != sizeof random) {
+    die(std::string("floor-promises: newest ID: ") + std::strerror(errno));
+  }
+  read_proc_file("/proc/sys/kernel/random/boot_id");
+  // The key of the records' fingerprints (made by the first start).
+  char key[32];
+  int key_fd = ::openat(dir_fd, "fingerprint.key", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (key_fd < 0) {
+    key_fd = ::openat(dir_fd, "fingerprint.key", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    static_cast<void>(::getrandom(key, sizeof key, 0));
+    static_cast<void>(::write(key_fd, key, sizeof key));
+  } else {
+    struct stat key_file
+    {
+    };
+    ::fstat(key_fd, &key_file);
+    static_cast<void>(::read(key_fd, key, sizeof key));
+  }
+  ::close(key_fd);
+  const int lock = ::openat(dir_fd, bgtask::lock_file_name(id).c_str(),
+                            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  struct flock owner
+  {
+  };
+  owner.l_type = F_WRLCK;
+  owner.l_len = 1;
+  const std::string line = id + "\n";
+  if (lock < 0 || ::fcntl(lock, F_OFD_SETLK, &owner) != 0 ||
+      ::pwrite(newest, line.data(), line.size(), 0) < 0) {
+    die(std::string("floor-promises: lock file: ") + std::strerror(errno));
+  }
+  ::close(newest);
+  return lock;
+}
+
+// floor-promises, in the child before the command: detached from the
+// caller's session and terminal, a subreaper, signals read through a
+// signalfd, room for the final record reserved in the lock file, the
+// output's bound watched (a hole punched where it is trimmed, an inotify
+// watch for its writes).
+void become_supervisor(int lock, int output)
+{
+  ::setsid();
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  ::dup2(null, 0);
+  ::dup2(null, 1);
+  ::dup2(null, 2);
+  ::close(null);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  ::signal(SIGPIPE, SIG_IGN);
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (const int signal : {SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGTERM, SIGCHLD}) {
+    sigaddset(&signals, signal);
+  }
+  ::sigprocmask(SIG_BLOCK, &signals, nullptr);
+  ::signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+  ::fallocate(lock, 0, 0, 64 * 1024);
+  struct stat output_file
+  {
+  };
+  ::fstat(output, &output_file);
+  ::fallocate(output, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, 0, 4096);
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ::inotify_add_watch(watch, ("/proc/self/fd/" + std::to_string(output)).c_str(), IN_MODIFY);
+}
+
+// floor-promises, in the child once the command's process exists: the
+// identities the record names, read as bgtask reads them.
+void read_identities(pid_t command)
+{
+  read_proc_file(("/proc/" + std::to_string(command) + "/stat").c_str());
+  read_proc_file("/proc/self/stat");
+  read_proc_file("/proc/self/timens_offsets");
+  unsigned char instance[16];
+  static_cast<void>(::getrandom(instance, sizeof instance, 0));
+  utsname host{};
+  ::uname(&host);
+  struct stat namespace_file
+  {
+  };
+  ::stat("/proc/self/ns/pid", &namespace_file);
+  char link[64];
+  static_cast<void>(::readlink("/proc/self/ns/time", link, sizeof link));
+}
+
+// What the floors' command's process is given.
+struct CommandStart
+{
+  char* const* argv;
+  int output;
+  int go_read;
+  int go_write;
+  bool own_group; // floor-promises
+};
+
+// The floors' command's process, as bgtask makes it: sharing the child's
+// memory until its exec (so raw system calls only). Its output is set before
+// the record, so the exec is all that is left after it.
+int run_command(void* argument)
+{
+  const auto& start = *static_cast<const CommandStart*>(argument);
+  bgtask::raw::syscall(SYS_close, start.go_write);
+  if (start.own_group) {
+    // Its own process group, the supervisor's blocked signals unblocked.
+    const std::uint64_t no_signals = 0;
+    bgtask::raw::syscall(SYS_setpgid, 0, 0);
+    bgtask::raw::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &no_signals, nullptr, sizeof no_signals);
+  }
+  char byte = 0;
+  if (bgtask::raw::dup2(start.output, 1) == 1 && bgtask::raw::dup2(start.output, 2) == 2 &&
+      bgtask::raw::syscall(SYS_read, start.go_read, &byte, 1) == 1) {
+    bgtask::raw::syscall(SYS_execve, start.argv[0], start.argv, environ);
+  }
+  return 127;
+}
+
+// floor-exec; with FinalRecord::yes floor-task, with Promises::yes
+// floor-promises.
+int floor_run(const std::vector<std::string>& args, FinalRecord final_record, Promises promises)
 {
   if (args.size() != 2) {
-    die(final_record == FinalRecord::yes ? "usage: floor-task DIR PROGRAM"
-                                         : "usage: floor-exec DIR PROGRAM");
+    die(std::string("usage: ") +
+        (final_record == FinalRecord::yes
+           ? "floor-task"
+           : (promises == Promises::yes ? "floor-promises" : "floor-exec")) +
+        " DIR PROGRAM");
   }
   const auto dir = bgtask::TaskDir::open(args[0]);
   const TaskRecord record = first_record(dir);
   char* const argv[] = {const_cast<char*>(args[1].c_str()), nullptr};
+  const int lock = promises == Promises::yes ? claim_task(dir.fd(), record.id) : -1;
   // The file the command's output goes to: a task's output is kept.
   const std::string output_name = bgtask::output_file_name(record.id);
   const int output = ::openat(dir.fd(), output_name.c_str(),
                               O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
   int notice[2];
-  if (output < 0 || ::pipe2(notice, O_CLOEXEC) != 0) {
+  int report[2] = {-1, -1};
+  if (output < 0 || ::pipe2(notice, O_CLOEXEC) != 0 ||
+      (promises == Promises::yes && ::pipe2(report, O_CLOEXEC) != 0)) {
     die(std::string("floor-exec: ") + std::strerror(errno));
   }
   const pid_t child = ::fork();
@@ -484,38 +661,36 @@ int floor_run(const std::vector<std::string>& args, FinalRecord final_record)
   }
   if (child == 0) {
     ::close(notice[0]);
+    if (promises == Promises::yes) {
+      ::close(report[0]);
+      become_supervisor(lock, output);
+    }
     int go[2];
     if (::pipe2(go, O_CLOEXEC) != 0) {
       ::_exit(1);
     }
-    // The command's process as bgtask makes it: sharing this one's memory
-    // until its exec (so raw system calls only there).
-    struct CommandStart
-    {
-      char* const* argv;
-      int output;
-      int go_read;
-      int go_write;
-    } start{argv, output, go[0], go[1]};
-    const bgtask::MemorySharingChild command(
-      [](void* argument) -> int {
-        const auto& command_start = *static_cast<const CommandStart*>(argument);
-        bgtask::raw::syscall(SYS_close, command_start.go_write);
-        // Its output is set before the record, so the exec is all that is
-        // left after it.
-        char byte = 0;
-        if (bgtask::raw::dup2(command_start.output, 1) == 1 &&
-            bgtask::raw::dup2(command_start.output, 2) == 2 &&
-            bgtask::raw::syscall(SYS_read, command_start.go_read, &byte, 1) == 1) {
-          bgtask::raw::syscall(SYS_execve, command_start.argv[0], command_start.argv, environ);
-        }
-        return 127;
-      },
-      &start);
+    CommandStart start{argv, output, go[0], go[1], promises == Promises::yes};
+    const bgtask::MemorySharingChild command(run_command, &start);
     ::close(go[0]);
     ::close(notice[1]);
+    struct flock update
+    {
+    };
+    update.l_start = 1;
+    update.l_len = 1;
+    if (promises == Promises::yes) {
+      ::setpgid(command.pid(), command.pid());
+      read_identities(command.pid());
+      update.l_type = F_WRLCK;
+      ::fcntl(lock, F_OFD_SETLKW, &update);
+    }
     bgtask::replace_file_atomically(dir, bgtask::status_file_name(record.id),
                                     bgtask::encode_record(record));
+    if (promises == Promises::yes) {
+      update.l_type = F_UNLCK;
+      ::fcntl(lock, F_OFD_SETLK, &update);
+      static_cast<void>(::write(report[1], "0\n", 2));
+    }
     const char go_byte = 'g';
     static_cast<void>(::write(go[1], &go_byte, 1));
     int status = 0;
@@ -536,17 +711,29 @@ int floor_run(const std::vector<std::string>& args, FinalRecord final_record)
   ssize_t got = 0;
   while ((got = ::read(notice[0], &byte, 1)) < 0 && errno == EINTR) {
   }
+  if (promises == Promises::yes) {
+    ::close(report[1]);
+    char answer[2] = {};
+    if (got != 0 || ::read(report[0], answer, sizeof answer) != 2 || answer[0] != '0') {
+      return 1;
+    }
+  }
   return got == 0 ? 0 : 1;
 }
 
 int floor_exec(const std::vector<std::string>& args)
 {
-  return floor_run(args, FinalRecord::no);
+  return floor_run(args, FinalRecord::no, Promises::no);
+}
+
+int floor_promises(const std::vector<std::string>& args)
+{
+  return floor_run(args, FinalRecord::no, Promises::yes);
 }
 
 int floor_task(const std::vector<std::string>& args)
 {
-  return floor_run(args, FinalRecord::yes);
+  return floor_run(args, FinalRecord::yes, Promises::no);
 }
 
 int reap(const std::vector<std::string>& args)
@@ -606,12 +793,13 @@ int main(int argc, char** argv)
     {"create-probe", create_probe},
     {"floor", floor_start},
     {"floor-exec", floor_exec},
+    {"floor-promises", floor_promises},
     {"floor-task", floor_task},
     {"reap", reap},
     {"stats", stats}};
   if (argc < 2 || tools.count(argv[1]) == 0) {
     die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|create-probe|"
-        "floor|floor-exec|floor-task|reap|stats ARGS...");
+        "floor|floor-exec|floor-promises|floor-task|reap|stats ARGS...");
   }
   int code = 0;
   try {
