@@ -36,14 +36,13 @@ endif()
 
 # The start path's layout (static builds): lld places every function that
 # `start` runs (cmake/start-path.order, written by scripts/start-path-order)
-# side by side, each in a section of its own (-ffunction-sections), those of
-# a waiting supervisor's loop first and together (a waiting supervisor keeps
-# mapped only the code it runs: memory_trim.hpp). A forked
-# process maps the binary's code anew, one page fault per 64 KiB window it
-# runs in: ordered, a start's CLI takes 75 page faults instead of 107 and
-# its supervisor 40 instead of 60 (perf trace -F all). Without lld the
-# default linker keeps only bgtask's own start code together
-# (util/code_layout.hpp).
+# side by side, each in a section of its own (-ffunction-sections); those of
+# a waiting supervisor's loop come first, so that it keeps few pages of code
+# mapped (memory_trim.hpp). A forked process maps the binary's code anew, one
+# page fault per 64 KiB window it runs in: ordered, a start's CLI takes 75
+# page faults instead of 107 and its supervisor 41 instead of 60 (perf trace
+# -F all). Without lld the default linker keeps only bgtask's own start code
+# together (util/code_layout.hpp).
 option(BGTASK_CODE_LAYOUT "Order the start path's code with lld in static builds" ON)
 set(BGTASK_CODE_LAYOUT_USED OFF)
 if(BGTASK_CODE_LAYOUT AND NOT BGTASK_LINKAGE_USED STREQUAL "dynamic")
