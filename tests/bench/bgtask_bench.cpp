@@ -87,6 +87,7 @@
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -489,19 +490,6 @@ int floor_start(const std::vector<std::string>& args)
 enum class FinalRecord { no, yes };
 enum class Promises { no, yes };
 
-// Reads a small file of /proc to its end (its content is not needed).
-void read_proc_file(const char* path)
-{
-  char buffer[1024];
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return;
-  }
-  while (::read(fd, buffer, sizeof buffer) > 0) {
-  }
-  ::close(fd);
-}
-
 // floor-promises, in the CLI: the task's ID claimed under the directory's
 // newest-ID lock (per boot), then its lock file created and its owner byte
 // locked. Returns the lock file's descriptor.
@@ -516,7 +504,7 @@ int claim_task(int dir_fd, const std::string& id)
       ::getrandom(random, sizeof random, 0) != sizeof random) {
     die(std::string("floor-promises: newest ID: ") + std::strerror(errno));
   }
-  read_proc_file("/proc/sys/kernel/random/boot_id");
+  bgtask::read_small_file("/proc/sys/kernel/random/boot_id", 4096);
   // The key of the records' fingerprints (made by the first start).
   char key[32];
   int key_fd = ::openat(dir_fd, "fingerprint.key", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -584,9 +572,9 @@ void become_supervisor(int lock, int output)
 // identities the record names, read as bgtask reads them.
 void read_identities(pid_t command)
 {
-  read_proc_file(("/proc/" + std::to_string(command) + "/stat").c_str());
-  read_proc_file("/proc/self/stat");
-  read_proc_file("/proc/self/timens_offsets");
+  bgtask::read_small_file(("/proc/" + std::to_string(command) + "/stat").c_str(), 4096);
+  bgtask::read_small_file("/proc/self/stat", 4096);
+  bgtask::read_small_file("/proc/self/timens_offsets", 4096);
   unsigned char instance[16];
   static_cast<void>(::getrandom(instance, sizeof instance, 0));
   utsname host{};

@@ -9,14 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-// Valgrind runs a program on a simulated CPU that cannot follow a child
-// sharing its memory (it stops the whole process at such a clone), so
-// under it the child is a fork; its header costs nothing outside it.
 #if __has_include(<valgrind/valgrind.h>)
 #include <valgrind/valgrind.h>
-#define BGTASK_UNDER_VALGRIND() (RUNNING_ON_VALGRIND != 0)
-#else
-#define BGTASK_UNDER_VALGRIND() false
 #endif
 
 namespace bgtask {
@@ -31,6 +25,18 @@ constexpr bool k_sanitized = false;
 
 constexpr bool k_share_memory = raw::k_errno_free && !k_sanitized;
 
+// Valgrind runs a program on a simulated CPU that cannot follow a child
+// sharing its memory (it stops the whole process at such a clone), so
+// under it the child is a fork. Its check costs nothing outside it.
+bool under_valgrind()
+{
+#ifdef RUNNING_ON_VALGRIND
+  return RUNNING_ON_VALGRIND != 0;
+#else
+  return false;
+#endif
+}
+
 // The child's stack, above one inaccessible guard page.
 constexpr std::size_t k_guard_bytes = 4096;
 constexpr std::size_t k_stack_bytes = 64 * 1024;
@@ -39,7 +45,7 @@ constexpr std::size_t k_stack_bytes = 64 * 1024;
 
 MemorySharingChild::MemorySharingChild(int (*main)(void*), void* argument)
 {
-  if (!k_share_memory || BGTASK_UNDER_VALGRIND()) {
+  if (!k_share_memory || under_valgrind()) {
     m_pid = ::fork();
     if (m_pid == 0) {
       raw::exit(main(argument));
