@@ -6,12 +6,16 @@
 //                                  days ago (default 8), with the library's
 //                                  own encoder; records are not fsync'd;
 //                                  outputs hold OUTPUT_BYTES (default 120)
-//   latency RUNS WARMUP NAME [VAR=VALUE...] CMD... [::: NAME ...]...
-//                                  runs the commands in turn (interleaved),
+//   latency RUNS WARMUP NAME [VAR=VALUE...] CMD... [::after [VAR=VALUE...] CMD...]
+//           [::: NAME ...]...      runs the commands in turn (interleaved),
 //                                  with VAR=VALUE added to the environment,
 //                                  stdout and stderr on /dev/null, and prints
 //                                  wall-time statistics (ms) per NAME as JSON,
-//                                  with the median CPU time (user + system)
+//                                  with the median CPU time (user + system);
+//                                  after each, untimed, runs its ::after
+//                                  command and waits until every process it
+//                                  left behind has ended, so that the next
+//                                  one starts on a quiet machine
 //   sleep-stamp SECONDS FILE       sleeps, then writes CLOCK_REALTIME in ns to
 //                                  FILE and exits at once
 //   exit-time CMD...               runs CMD (stdout on /dev/null) and prints
@@ -319,35 +323,69 @@ struct Candidate
   std::string name;
   std::vector<std::string> env;
   std::vector<std::string> argv;
+  std::vector<std::string> after_env;  // the untimed command run after each timed one
+  std::vector<std::string> after_argv; //
   std::vector<double> times_ms;
   std::vector<double> cpu_ms;
   std::size_t failures = 0;
 };
 
+// Until every process the timed command left behind has ended: latency is a
+// subreaper, so whatever a tool detaches (a supervisor, a job runner, the
+// command itself) is its child once orphaned. Dies after a minute, naming
+// the candidate, rather than hang on a tool that leaves a server behind.
+void settle_descendants(const std::string& name)
+{
+  static std::string stuck;
+  stuck = "latency: processes left behind by " + name + " still running after 60 s\n";
+  struct sigaction on_alarm
+  {
+  };
+  on_alarm.sa_handler = [](int) {
+    static_cast<void>(::write(2, stuck.data(), stuck.size()));
+    ::_exit(1);
+  };
+  ::sigaction(SIGALRM, &on_alarm, nullptr);
+  ::alarm(60);
+  int status = 0;
+  while (::wait(&status) >= 0 || errno == EINTR) {
+  }
+  ::alarm(0);
+}
+
 int latency(const std::vector<std::string>& args)
 {
   if (args.size() < 4) {
-    die("usage: latency RUNS WARMUP NAME CMD... [::: NAME CMD...]...");
+    die("usage: latency RUNS WARMUP NAME CMD... [::after CMD...] [::: NAME CMD...]...");
   }
   const auto runs = std::stoul(args[0]);
   const auto warmup = std::stoul(args[1]);
   std::vector<Candidate> candidates;
+  bool after = false;
   for (std::size_t i = 2; i < args.size(); ++i) {
     if (args[i] == ":::" || candidates.empty()) {
       if (args[i] == ":::") {
         ++i;
       }
+      after = false;
       if (i >= args.size()) {
         die("latency: missing NAME after :::");
       }
-      candidates.push_back(Candidate{args[i], {}, {}, {}, {}, 0});
+      candidates.push_back(Candidate{args[i], {}, {}, {}, {}, {}, {}, 0});
       continue;
     }
     auto& c = candidates.back();
-    const bool assignment = c.argv.empty() && args[i].find('=') != std::string::npos &&
+    if (args[i] == "::after") {
+      after = true;
+      continue;
+    }
+    auto& env = after ? c.after_env : c.env;
+    auto& argv = after ? c.after_argv : c.argv;
+    const bool assignment = argv.empty() && args[i].find('=') != std::string::npos &&
                             args[i].find('/') > args[i].find('=');
-    (assignment ? c.env : c.argv).push_back(args[i]);
+    (assignment ? env : argv).push_back(args[i]);
   }
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   for (std::size_t round = 0; round < warmup + runs; ++round) {
     for (auto& c : candidates) {
       if (c.argv.empty()) {
@@ -356,6 +394,10 @@ int latency(const std::vector<std::string>& args)
       const auto begin = clock_ns(CLOCK_MONOTONIC);
       const Exit exit = wait_exit(spawn(c.argv, QuietStderr::yes, c.env));
       const auto end = clock_ns(CLOCK_MONOTONIC);
+      if (!c.after_argv.empty()) {
+        wait_exit(spawn(c.after_argv, QuietStderr::yes, c.after_env));
+      }
+      settle_descendants(c.name);
       if (round < warmup) {
         continue;
       }
