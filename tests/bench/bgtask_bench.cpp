@@ -12,6 +12,7 @@
 //                                  stdout and stderr on /dev/null, and prints
 //                                  wall-time statistics (ms) per NAME as JSON,
 //                                  with the median CPU time (user + system);
+//                                  the order is shuffled each round;
 //                                  after each, untimed, runs its ::after
 //                                  command and waits until every process it
 //                                  left behind has ended, so that the next
@@ -105,6 +106,7 @@
 #include <fcntl.h>
 #include <iostream>
 #include <map>
+#include <random>
 #include <spawn.h>
 #include <string>
 #include <sys/file.h>
@@ -386,8 +388,18 @@ int latency(const std::vector<std::string>& args)
     (assignment ? env : argv).push_back(args[i]);
   }
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // A new order each round (fixed seed: runs repeat): on a VM where a
+  // process's start depends on which CPU the one before left it on, a
+  // fixed rotation gives each command the same predecessor every time.
+  std::vector<Candidate*> order;
+  for (auto& c : candidates) {
+    order.push_back(&c);
+  }
+  std::mt19937 shuffle_seed(1);
   for (std::size_t round = 0; round < warmup + runs; ++round) {
-    for (auto& c : candidates) {
+    std::shuffle(order.begin(), order.end(), shuffle_seed);
+    for (Candidate* candidate : order) {
+      auto& c = *candidate;
       if (c.argv.empty()) {
         die("latency: no command for " + c.name);
       }
