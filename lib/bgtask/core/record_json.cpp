@@ -672,10 +672,14 @@ TaskRecord decode_object(const json::object& o)
 
 } // namespace
 
+// How many keys a record has (record_to_json and lifecycle_to_json).
+constexpr std::size_t k_record_keys = 46;
+
 json::value record_to_json(const TaskRecord& r)
 {
   json::value v;
   auto& o = v.emplace_object();
+  o.reserve(k_record_keys); // one table, not one rehash per doubling
   o["schema"] = r.schema;
   o["generation"] = r.generation;
   o["id"] = to_valid_utf8(r.id);
