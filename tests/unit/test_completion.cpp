@@ -153,6 +153,41 @@ TEST(Completion, ReadsTheTableItIsGivenWithoutCallingHandlers)
   EXPECT_TRUE(complete_command_line(k_table, {"cancel", ""}, k_no_dir).candidates.empty());
 }
 
+// parse_command_args skips the options' descriptions when a command is
+// given no option: that is the same only while no option has a default.
+TEST(CommandTable, NoOptionHasADefaultValue)
+{
+  for (const auto& command : all_commands()) {
+    const auto visible = visible_options(command);
+    for (const auto& option : visible.options()) {
+      boost::any value;
+      EXPECT_FALSE(option->semantic()->apply_default(value))
+        << command.name << " --" << option->long_name();
+    }
+  }
+}
+
+TEST(CommandTable, AStartWithoutOptionsParsesAsOneWithThem)
+{
+  const auto& start = *std::find_if(all_commands().begin(), all_commands().end(),
+                                    [](const Command& c) { return c.name == "start"; });
+  const auto bare = parse_command_args(start, {"--", "make", "-j"});
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_TRUE(bare->options.empty());
+  EXPECT_EQ(bare->command, (std::vector<std::string>{"make", "-j"}));
+  const auto named = parse_command_args(start, {"--name", "b", "--", "make", "-j"});
+  ASSERT_TRUE(named.has_value());
+  EXPECT_EQ(named->options["name"].as<std::string>(), "b");
+  EXPECT_EQ(named->command, bare->command);
+}
+
+TEST(CommandTable, ACommandThatNeedsAnIdRefusesNoArguments)
+{
+  const auto& rerun = *std::find_if(all_commands().begin(), all_commands().end(),
+                                    [](const Command& c) { return c.name == "rerun"; });
+  EXPECT_THROW(parse_command_args(rerun, {}), std::exception);
+}
+
 TEST(CommandTable, EveryCommandWithOptionsDeclaresThemAndItsHelp)
 {
   for (const auto& command : all_commands()) {

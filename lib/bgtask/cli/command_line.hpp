@@ -16,7 +16,9 @@ namespace bgtask {
 // --help added, its operands as the declaration says (task IDs are checked
 // with check_task_id_prefix; Operands::command splits at the first `--`).
 // Prints the command's help and returns nullopt for --help. Throws
-// Error(usage) with `bgtask NAME: ...` for malformed arguments.
+// Error(usage) with `bgtask NAME: ...` for malformed arguments. No option
+// may have a default value: without option words the descriptions are
+// not built.
 std::optional<CommandArgs> parse_command_args(const Command& command,
                                               const std::vector<std::string>& args);
 
