@@ -325,8 +325,9 @@ struct Candidate
   std::string name;
   std::vector<std::string> env;
   std::vector<std::string> argv;
-  std::vector<std::string> after_env;  // the untimed command run after each timed one
-  std::vector<std::string> after_argv; //
+  // The untimed command run after each timed one (::after), if any.
+  std::vector<std::string> after_env;
+  std::vector<std::string> after_argv;
   std::vector<double> times_ms;
   std::vector<double> cpu_ms;
   std::size_t failures = 0;

@@ -2,11 +2,14 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/completion.hpp>
 #include <bgtask/commands/table.hpp>
+#include <bgtask/util/error.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
+#include <string>
+#include <string_view>
 
 using namespace bgtask;
 
@@ -27,6 +30,13 @@ std::vector<std::string> offered(const std::vector<std::string>& words)
 bool has(const std::vector<std::string>& words, const std::string& word)
 {
   return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+const Command& command_named(std::string_view name)
+{
+  const auto commands = all_commands();
+  return *std::find_if(commands.begin(), commands.end(),
+                       [&](const Command& c) { return c.name == name; });
 }
 
 } // namespace
@@ -169,8 +179,7 @@ TEST(CommandTable, NoOptionHasADefaultValue)
 
 TEST(CommandTable, AStartWithoutOptionsParsesAsOneWithThem)
 {
-  const auto& start = *std::find_if(all_commands().begin(), all_commands().end(),
-                                    [](const Command& c) { return c.name == "start"; });
+  const auto& start = command_named("start");
   const auto bare = parse_command_args(start, {"--", "make", "-j"});
   ASSERT_TRUE(bare.has_value());
   EXPECT_TRUE(bare->options.empty());
@@ -183,9 +192,13 @@ TEST(CommandTable, AStartWithoutOptionsParsesAsOneWithThem)
 
 TEST(CommandTable, ACommandThatNeedsAnIdRefusesNoArguments)
 {
-  const auto& rerun = *std::find_if(all_commands().begin(), all_commands().end(),
-                                    [](const Command& c) { return c.name == "rerun"; });
-  EXPECT_THROW(parse_command_args(rerun, {}), std::exception);
+  try {
+    parse_command_args(command_named("rerun"), {});
+    ADD_FAILURE() << "rerun without an ID was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::usage);
+    EXPECT_NE(std::string(e.what()).find("give a task ID"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CommandTable, EveryCommandWithOptionsDeclaresThemAndItsHelp)
