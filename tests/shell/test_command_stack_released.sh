@@ -10,9 +10,12 @@
 source "$(dirname "$0")/lib.sh"
 
 # stack_mappings PID: the anonymous 4 KiB ---p guard directly below a 64 KiB
-# rw-p mapping, one line each.
+# rw-p mapping, one line each. The file is read whole, in order: `read` from
+# it directly seeks back after each line, and a /proc file read again from an
+# offset after the process mapped or unmapped memory starts mid-line.
 stack_mappings() {
-  local range perm rest start end prev_perm="" prev_size=0 prev_end=0
+  local maps range perm rest start end prev_perm="" prev_size=0 prev_end=0
+  maps=$(<"/proc/$1/maps")
   while read -r range perm _ _ _ rest; do
     start=$((16#${range%-*})) end=$((16#${range#*-}))
     if [ -z "$rest" ] && [ "$prev_perm" = "---p" ] && [ "$prev_size" = 4096 ] &&
@@ -21,7 +24,7 @@ stack_mappings() {
     fi
     if [ -z "$rest" ]; then prev_perm=$perm; else prev_perm=""; fi
     prev_size=$((end - start)) prev_end=$end
-  done <"/proc/$1/maps"
+  done <<<"$maps"
 }
 
 id=$("$BGTASK" --dir "$D" start -- sleep 30) || fail "start failed"
