@@ -43,6 +43,17 @@ std::vector<int> find_descendants(int ancestor, const PruneDescendant& prune)
       stat_of.emplace(pid, *stat);
     }
   });
+  // The scan is not atomic. A process read before its parent exits names a
+  // parent the scan then finds gone or a zombie, although it has a new one
+  // by then (the nearest subreaper): read it again. Once pids wrap around,
+  // a child's pid is below its parent's and it is read first.
+  for (auto& [pid, stat] : stat_of) {
+    if (stat.ppid > 0 && stat.ppid != ancestor && stat_of.count(stat.ppid) == 0) {
+      if (auto again = read_process_stat(pid); again && again->state != 'Z') {
+        stat = *again;
+      }
+    }
+  }
   // 1: below `ancestor`; -1: pruned, or below a pruned one; 0: neither;
   // 2: `ancestor` itself.
   std::unordered_map<int, int> verdict;

@@ -8,7 +8,9 @@
 namespace bgtask {
 
 // The pids of all live descendants of `ancestor` (not `ancestor` itself),
-// found by walking parent links in /proc.
+// found by walking parent links in /proc. A process whose parent exits
+// during the scan is still found (under its new parent, the nearest
+// subreaper).
 std::vector<int> find_descendants(int ancestor);
 
 // Says whether a descendant and everything below it is to be left out.
