@@ -17,8 +17,8 @@ namespace bgtask {
 // with check_task_id_prefix; Operands::command splits at the first `--`).
 // Prints the command's help and returns nullopt for --help. Throws
 // Error(usage) with `bgtask NAME: ...` for malformed arguments. No option
-// may have a default value: without option words the descriptions are
-// not built.
+// may have a default value or be required: without option words the
+// descriptions are not built.
 std::optional<CommandArgs> parse_command_args(const Command& command,
                                               const std::vector<std::string>& args);
 
