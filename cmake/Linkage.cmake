@@ -34,30 +34,7 @@ if(NOT BGTASK_LINKAGE_USED STREQUAL "dynamic")
   set(Boost_USE_STATIC_LIBS ON)
 endif()
 
-# The start path's layout (static builds): lld places every function that
-# `start` runs (cmake/start-path.order, written by scripts/start-path-order)
-# side by side, each in a section of its own (-ffunction-sections); those of
-# a waiting supervisor's loop come first, so that it keeps few pages of code
-# mapped (memory_trim.hpp). A forked process maps the binary's code anew, one
-# page fault per 64 KiB window it runs in: ordered, a start's CLI takes 75
-# page faults instead of 107 and its supervisor 41 instead of 60 (perf trace
-# -F all). Without lld the default linker keeps only bgtask's own start code
-# together (util/code_layout.hpp).
-option(BGTASK_CODE_LAYOUT "Order the start path's code with lld in static builds" ON)
-set(BGTASK_CODE_LAYOUT_USED OFF)
-if(BGTASK_CODE_LAYOUT AND NOT BGTASK_LINKAGE_USED STREQUAL "dynamic")
-  include(CheckLinkerFlag)
-  check_linker_flag(CXX "-fuse-ld=lld" BGTASK_HAVE_LLD)
-  if(BGTASK_HAVE_LLD)
-    set(BGTASK_CODE_LAYOUT_USED ON)
-    add_compile_options(-ffunction-sections)
-  endif()
-endif()
-if(BGTASK_CODE_LAYOUT_USED)
-  set(description "${BGTASK_LINKAGE_USED}, start path ordered by lld (cmake/start-path.order)")
-else()
-  set(description "${BGTASK_LINKAGE_USED}")
-endif()
+set(description "${BGTASK_LINKAGE_USED}")
 # What scripts/bench reports of the binary it measures.
 set(BGTASK_LINK_DESCRIPTION "${description}" CACHE INTERNAL "how the bgtask executables are linked")
 message(STATUS "bgtask linkage: ${description}")
@@ -68,11 +45,5 @@ function(bgtask_apply_linkage target)
     target_link_options(${target} PRIVATE -static-pie)
   elseif(BGTASK_LINKAGE_USED STREQUAL "static")
     target_link_options(${target} PRIVATE -static -no-pie)
-  endif()
-  if(BGTASK_CODE_LAYOUT_USED)
-    set(order "${PROJECT_SOURCE_DIR}/cmake/start-path.order")
-    target_link_options(${target} PRIVATE -fuse-ld=lld "LINKER:--symbol-ordering-file=${order}"
-                        "LINKER:--no-warn-symbol-ordering")
-    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${order}")
   endif()
 endfunction()

@@ -11,7 +11,7 @@
 # the missing packages and exits 1.
 set -euo pipefail
 
-build_packages=(cmake g++ make lld libboost-json1.81-dev libboost-filesystem1.81-dev
+build_packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
   libboost-program-options1.81-dev libhowardhinnant-date-dev libsodium-dev)
 # What each test drives, by the package that has it on Debian 12.
 test_packages=(

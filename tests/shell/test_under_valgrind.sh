@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# bgtask runs under Valgrind (memcheck, and callgrind as scripts/start-path-order
-# runs it). Valgrind stops a process at a clone that shares memory without
-# being a thread, which is how the supervisor starts the command; there the
+# bgtask runs under Valgrind (memcheck and callgrind). Valgrind stops a
+# process at a clone that shares memory without being a thread, which is how the supervisor starts the command; there the
 # command's process is a fork. Before, every start under Valgrind failed:
 # "the supervisor of task ID exited before starting it".
 source "$(dirname "$0")/lib.sh"

@@ -1,5 +1,4 @@
 #include <bgtask/cli/argv_secrets.hpp>
-#include <bgtask/util/code_layout.hpp>
 
 #include <cstring>
 #include <string_view>
@@ -19,7 +18,7 @@ void hide_value(char* arg)
 
 } // namespace
 
-BGTASK_START_PATH void hide_env_values(int argc, char** argv)
+void hide_env_values(int argc, char** argv)
 {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg(argv[i]);

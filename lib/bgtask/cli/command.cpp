@@ -1,22 +1,21 @@
 #include <bgtask/cli/command.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/util/code_layout.hpp>
 
 #include <algorithm>
 
 namespace bgtask {
 
-BGTASK_START_PATH TaskDir open_task_dir(const GlobalOptions& global)
+TaskDir open_task_dir(const GlobalOptions& global)
 {
   return TaskDir::open(TaskDir::resolve_path(global.dir));
 }
 
-BGTASK_START_PATH bool is_hidden(const Command& command)
+bool is_hidden(const Command& command)
 {
   return command.name.starts_with("__");
 }
 
-BGTASK_START_PATH const Command* find_command(std::span<const Command> table, std::string_view name)
+const Command* find_command(std::span<const Command> table, std::string_view name)
 {
   const auto it = std::lower_bound(table.begin(), table.end(), name,
                                    [](const Command& c, std::string_view n) { return c.name < n; });

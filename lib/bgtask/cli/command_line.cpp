@@ -2,7 +2,6 @@
 #include <bgtask/cli/option_help.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_state.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
@@ -118,7 +117,7 @@ po::options_description visible_options(const Command& command)
   return visible;
 }
 
-BGTASK_START_PATH std::optional<CommandArgs>
+std::optional<CommandArgs>
 parse_command_args(const Command& command, const std::vector<std::string>& args)
 {
   CommandArgs parsed;

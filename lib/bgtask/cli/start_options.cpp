@@ -5,7 +5,6 @@
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/store/queue_settings.hpp>
 #include <bgtask/util/byte_size.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/paths.hpp>
 #include <bgtask/util/split.hpp>
@@ -387,7 +386,7 @@ void add_array_option(po::options_description& options)
     "slurm: one job array, a task per index (1-1000%50, 0-15:4, 1,3,7; BGTASK_ARRAY_INDEX)");
 }
 
-BGTASK_START_PATH void add_start_options(po::options_description& options)
+void add_start_options(po::options_description& options)
 {
   options.add_options()("name", po::value<std::string>(),
                         "a name to show in list and to filter by")(
@@ -434,7 +433,7 @@ BGTASK_START_PATH void add_start_options(po::options_description& options)
     "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
 }
 
-BGTASK_START_PATH StartPlan build_start_plan(const po::variables_map& vm,
+StartPlan build_start_plan(const po::variables_map& vm,
                                              std::vector<std::string> command)
 {
   StartPlan plan;

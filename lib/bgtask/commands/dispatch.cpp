@@ -5,7 +5,6 @@
 #include <bgtask/commands/table.hpp>
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/proc/standard_streams.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
@@ -108,7 +107,7 @@ void take_dir_option(GlobalOptions& global, std::vector<std::string>& rest)
   }
 }
 
-BGTASK_START_PATH int dispatch(const std::vector<std::string>& args)
+int dispatch(const std::vector<std::string>& args)
 {
   GlobalOptions global;
   std::size_t i = 0;
@@ -164,7 +163,7 @@ void print_error(const std::string& message)
 
 } // namespace
 
-BGTASK_START_PATH int run_cli(int argc, char** argv)
+int run_cli(int argc, char** argv)
 {
   // Before anything is opened: a descriptor bgtask opens must never become
   // someone's stdin, stdout or stderr.

@@ -4,14 +4,13 @@
 #include <bgtask/exec/start_task.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <iostream>
 
 namespace bgtask {
 
-BGTASK_START_PATH po::options_description start_options()
+po::options_description start_options()
 {
   po::options_description options;
   add_start_options(options);
@@ -19,7 +18,7 @@ BGTASK_START_PATH po::options_description start_options()
   return options;
 }
 
-BGTASK_START_PATH int run_start(const GlobalOptions& global, const CommandArgs& args)
+int run_start(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
   StartPlan plan = build_start_plan(vm, args.command);

@@ -1,11 +1,10 @@
 #include <bgtask/core/task_record.hpp>
-#include <bgtask/util/code_layout.hpp>
 
 #include <algorithm>
 
 namespace bgtask {
 
-BGTASK_START_PATH void add_event(TaskRecord& record, std::string kind,
+void add_event(TaskRecord& record, std::string kind,
                                  std::optional<std::string> message)
 {
   auto& events = record.events;

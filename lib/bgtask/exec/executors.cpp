@@ -4,7 +4,6 @@
 #include <bgtask/exec/slurm/slurm_executor.hpp>
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
@@ -42,7 +41,7 @@ Executor& executor_for(std::string_view name)
   throw Error(ExitCode::failure, "unknown executor '" + std::string(name) + "'");
 }
 
-BGTASK_START_PATH bool is_executor_name(std::string_view name)
+bool is_executor_name(std::string_view name)
 {
   return std::find(k_executor_names.begin(), k_executor_names.end(), name) !=
          k_executor_names.end();

@@ -10,7 +10,6 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
 #include <bgtask/store/task_id_claim.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
@@ -64,7 +63,7 @@ StartResult start_array(const TaskDir& dir, LaunchRequest request, const SlurmAr
 
 } // namespace
 
-BGTASK_START_PATH StartResult start_task(const TaskDir& dir, StartPlan plan)
+StartResult start_task(const TaskDir& dir, StartPlan plan)
 {
   auto& request = plan.request;
   if (const auto& limits = request.record.options.limits;

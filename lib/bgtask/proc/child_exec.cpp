@@ -1,6 +1,5 @@
 #include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/raw_syscall.hpp>
-#include <bgtask/util/code_layout.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -80,7 +79,7 @@ bool close_listed(std::initializer_list<int> keep)
 
 } // namespace
 
-BGTASK_START_PATH void reset_child_signals(ProcessGroup group)
+void reset_child_signals(ProcessGroup group)
 {
   if (group == ProcessGroup::own) {
     raw::syscall(SYS_setpgid, 0, 0);
@@ -120,7 +119,7 @@ ExecStrings::ExecStrings(std::vector<std::string> strings)
 {
 }
 
-BGTASK_START_PATH void close_descriptors_except(std::initializer_list<int> keep)
+void close_descriptors_except(std::initializer_list<int> keep)
 {
   if (close_ranges(keep) || close_listed(keep)) {
     return;

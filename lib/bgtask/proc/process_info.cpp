@@ -1,5 +1,4 @@
 #include <bgtask/proc/process_info.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/monotonic_clock.hpp>
 #include <bgtask/util/test_seams.hpp>
@@ -74,7 +73,7 @@ std::uint64_t namespace_inode(const char* path)
 
 } // namespace
 
-BGTASK_START_PATH std::optional<ProcessStat> read_process_stat(int pid)
+std::optional<ProcessStat> read_process_stat(int pid)
 {
   if (pid <= 0) {
     return std::nullopt;
@@ -160,13 +159,13 @@ bool sees_pid_namespace(std::uint64_t ns)
          current_pid_namespace() == ns;
 }
 
-BGTASK_START_PATH std::string current_boot_id()
+std::string current_boot_id()
 {
   const char* override_path = test_seam(TestSeam::boot_id_file);
   return override_path != nullptr ? read_first_line(override_path) : kernel_boot_id();
 }
 
-BGTASK_START_PATH std::string current_host_name()
+std::string current_host_name()
 {
   struct utsname name
   {

@@ -1,5 +1,4 @@
 #include <bgtask/proc/standard_streams.hpp>
-#include <bgtask/util/code_layout.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -7,7 +6,7 @@
 
 namespace bgtask {
 
-BGTASK_START_PATH int open_missing_standard_streams()
+int open_missing_standard_streams()
 {
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) {

@@ -1,7 +1,6 @@
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/task_lock.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/fd_io.hpp>
 
 #include <cerrno>
@@ -19,7 +18,7 @@ constexpr off_t k_note_bytes = 16 * 1024;
 
 } // namespace
 
-BGTASK_START_PATH int reserve_outcome_space(const TaskLock& lock)
+int reserve_outcome_space(const TaskLock& lock)
 {
   while (::fallocate(lock.fd(), 0, 0, k_reserve_bytes) != 0) {
     if (errno != EINTR) {

@@ -1,6 +1,5 @@
 #include <bgtask/store/owned_file.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -10,7 +9,7 @@
 
 namespace bgtask {
 
-BGTASK_START_PATH OwnedFile read_owned_file(const TaskDir& dir, std::string_view name,
+OwnedFile read_owned_file(const TaskDir& dir, std::string_view name,
                                             std::size_t max_bytes)
 {
   return read_owned_file_at(dir.fd(), dir.owner(), name, max_bytes);

@@ -5,7 +5,6 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/unique_fd.hpp>
@@ -77,7 +76,7 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
   return result;
 }
 
-BGTASK_START_PATH void save_record(const TaskDir& dir, TaskRecord& record)
+void save_record(const TaskDir& dir, TaskRecord& record)
 {
   ++record.generation;
   replace_file_atomically(dir, status_file_name(record.id), encode_record(record));

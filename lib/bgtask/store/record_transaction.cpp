@@ -4,7 +4,6 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 namespace bgtask {
@@ -72,7 +71,7 @@ RecordUpdate update_record(const TaskDir& dir, std::string_view id, const Record
   return update_record(dir, *lock, id, change);
 }
 
-BGTASK_START_PATH void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
+void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
 {
   UpdateLockGuard guard(lock);
   if (!lock.is_linked(dir, record.id)) {

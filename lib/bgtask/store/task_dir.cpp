@@ -1,5 +1,4 @@
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/paths.hpp>
 #include <bgtask/util/terminal_escape.hpp>
@@ -91,7 +90,7 @@ std::string octal_mode(mode_t mode)
 
 } // namespace
 
-BGTASK_START_PATH std::string TaskDir::resolve_path(const std::optional<std::string>& dir_option)
+std::string TaskDir::resolve_path(const std::optional<std::string>& dir_option)
 {
   if (dir_option) {
     if (dir_option->empty()) {

@@ -1,6 +1,5 @@
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/random_token.hpp>
 
 namespace bgtask {
@@ -33,7 +32,7 @@ std::string status_file_name(std::string_view id)
   return std::string(id) + std::string(k_status_suffix);
 }
 
-BGTASK_START_PATH std::string output_file_name(std::string_view id)
+std::string output_file_name(std::string_view id)
 {
   return std::string(id) + std::string(k_output_suffix);
 }

@@ -4,7 +4,6 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_fingerprint.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/sha256.hpp>
 #include <bgtask/util/unique_fd.hpp>
@@ -25,7 +24,7 @@ constexpr std::size_t k_key_bytes = 32;
 
 // The key; nullopt if there is none or it is unusable, with `problem` set
 // (naming the errno) unless there simply is none yet.
-BGTASK_START_PATH std::optional<std::string> read_key(const TaskDir& dir, std::string& problem)
+std::optional<std::string> read_key(const TaskDir& dir, std::string& problem)
 {
   problem.clear();
   using Status = OwnedFile::Status;
@@ -82,7 +81,7 @@ void add_field(std::string& message, std::string_view field)
 
 } // namespace
 
-BGTASK_START_PATH Result<std::string> task_fingerprint(const TaskDir& dir,
+Result<std::string> task_fingerprint(const TaskDir& dir,
                                                        const LaunchRequest& request)
 {
   std::string problem;

@@ -3,7 +3,6 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_id_claim.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 
@@ -91,7 +90,7 @@ std::optional<std::string> TaskIdClaim::read_hint()
   return std::string(id);
 }
 
-BGTASK_START_PATH std::pair<std::string, TaskLock> TaskIdClaim::next(TimePoint& at)
+std::pair<std::string, TaskLock> TaskIdClaim::next(TimePoint& at)
 {
   for (int attempt = 0; attempt < 16; ++attempt) {
     at = now();

@@ -1,7 +1,6 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <cerrno>
@@ -127,7 +126,7 @@ bool TaskLock::try_lock_updates()
   return set_lock(m_fd.get(), F_WRLCK, k_update_byte, Wait::no) == 0;
 }
 
-BGTASK_START_PATH void TaskLock::lock_updates()
+void TaskLock::lock_updates()
 {
   if (m_read_only) {
     throw_system("cannot lock a task record for update", EROFS);

@@ -1,4 +1,3 @@
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -42,7 +41,7 @@ int pwrite_all(int fd, std::string_view data, off_t offset) noexcept
   return 0;
 }
 
-BGTASK_START_PATH int read_all(int fd, std::string& text, std::size_t limit)
+int read_all(int fd, std::string& text, std::size_t limit)
 {
   constexpr std::size_t k_chunk = 64 * 1024;
   while (limit > 0) {
@@ -64,7 +63,7 @@ BGTASK_START_PATH int read_all(int fd, std::string& text, std::size_t limit)
   return 0;
 }
 
-BGTASK_START_PATH std::string read_small_file(const char* path, std::size_t max)
+std::string read_small_file(const char* path, std::size_t max)
 {
   const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
   if (!fd) {

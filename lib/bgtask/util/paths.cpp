@@ -1,4 +1,3 @@
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/paths.hpp>
 
@@ -7,7 +6,7 @@
 
 namespace bgtask {
 
-BGTASK_START_PATH std::string normalized_absolute(const std::string& path)
+std::string normalized_absolute(const std::string& path)
 {
   namespace fs = boost::filesystem;
   boost::system::error_code error;

@@ -1,4 +1,3 @@
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/test_seams.hpp>
 
 #include <cstdlib>
@@ -26,7 +25,7 @@ const char* name_of(TestSeam seam)
 
 } // namespace
 
-BGTASK_START_PATH const char* test_seam(TestSeam seam)
+const char* test_seam(TestSeam seam)
 {
   return std::getenv(name_of(seam));
 }
@@ -43,7 +42,7 @@ bool test_seams_built()
 
 #else
 
-BGTASK_START_PATH const char* test_seam(TestSeam)
+const char* test_seam(TestSeam)
 {
   return nullptr;
 }

@@ -1,4 +1,3 @@
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -21,7 +20,7 @@ UniqueFd::~UniqueFd()
   close();
 }
 
-BGTASK_START_PATH int UniqueFd::close()
+int UniqueFd::close()
 {
   if (m_fd < 0) {
     return 0;

@@ -9,7 +9,6 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 
@@ -140,7 +139,7 @@ void Attempts::fail_before_running(const std::string& reason, int code)
 
 // Names the forked command in the record: the first record of the task,
 // or the start of a further attempt.
-BGTASK_START_PATH void Attempts::record_start(pid_t child)
+void Attempts::record_start(pid_t child)
 {
   TaskRecord& record = m_plan.request.record;
   const ChildIdentity identity{child, child,
@@ -197,7 +196,7 @@ void Attempts::finish_exec_failure(const PendingCommand::Failure& failure)
   ::_exit(0);
 }
 
-BGTASK_START_PATH int Attempts::run_one()
+int Attempts::run_one()
 {
   // argv and environment are built before the fork.
   UniqueFd output = attempt_output();

@@ -2,7 +2,6 @@
 #include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/proc/environment.hpp>
 #include <bgtask/proc/raw_syscall.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 
@@ -30,7 +29,7 @@ struct ExecFailure
 };
 
 // The value of PATH in `env`, or execvp's default when it has none.
-BGTASK_START_PATH const char* search_path(char* const* env)
+const char* search_path(char* const* env)
 {
   for (; *env != nullptr; ++env) {
     if (__builtin_strncmp(*env, "PATH=", 5) == 0) {
@@ -42,7 +41,7 @@ BGTASK_START_PATH const char* search_path(char* const* env)
 
 // `dir`/`name` into `out` (PATH_MAX bytes), or `name` alone for an empty
 // `dir` (the current directory, as a PATH entry); false if too long.
-BGTASK_START_PATH bool join_path(const char* dir, std::size_t dir_length, const char* name,
+bool join_path(const char* dir, std::size_t dir_length, const char* name,
                                  char* out)
 {
   const std::size_t name_length = __builtin_strlen(name);
@@ -81,7 +80,7 @@ bool for_each_on_path(const char* name, const char* path, char* candidate, Visit
 // Where execvp would find `name` on `path`: the first `DIR/name` that is an
 // executable regular file, written to `out` (PATH_MAX bytes); false if none
 // is, or `name` has a slash (execvp then runs it as it is).
-BGTASK_START_PATH bool find_on_path(const char* name, const char* path, char* out)
+bool find_on_path(const char* name, const char* path, char* out)
 {
   if (*name == '\0' || __builtin_strchr(name, '/') != nullptr) {
     return false;
@@ -141,7 +140,7 @@ long exec_searching(char* const* argv, char* const* env, char** script_argv)
 // so that nothing but the exec is left after the record is durable. It
 // shares the supervisor's memory (MemorySharingChild): raw system calls
 // only, nothing allocated or written but its own stack.
-[[noreturn]] BGTASK_START_PATH void exec_command(const CommandImage& image, int go_fd, int error_fd)
+[[noreturn]] void exec_command(const CommandImage& image, int go_fd, int error_fd)
 {
   reset_child_signals(ProcessGroup::own);
   const long chdir_error = raw::syscall(SYS_chdir, image.cwd.c_str());
@@ -221,7 +220,7 @@ std::vector<std::string> task_environment(const LaunchRequest& request, const st
 
 } // namespace
 
-BGTASK_START_PATH CommandImage::CommandImage(const LaunchRequest& request,
+CommandImage::CommandImage(const LaunchRequest& request,
                                              const std::string& dir_path, int attempt,
                                              int output_fd_, mode_t caller_umask_)
   : argv(request.argv),
@@ -233,7 +232,7 @@ BGTASK_START_PATH CommandImage::CommandImage(const LaunchRequest& request,
 {
 }
 
-BGTASK_START_PATH PendingCommand::PendingCommand(const CommandImage& image)
+PendingCommand::PendingCommand(const CommandImage& image)
 {
   UniqueFd go_read;
   UniqueFd error_write;
@@ -245,7 +244,7 @@ BGTASK_START_PATH PendingCommand::PendingCommand(const CommandImage& image)
   ::setpgid(pid(), pid());
 }
 
-BGTASK_START_PATH int PendingCommand::run_process(void* argument)
+int PendingCommand::run_process(void* argument)
 {
   const auto& start = *static_cast<const Start*>(argument);
   // The supervisor's ends: a copy of the go pipe's write end here would

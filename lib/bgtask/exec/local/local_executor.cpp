@@ -10,7 +10,6 @@
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/utf8.hpp>
@@ -38,7 +37,7 @@ constexpr std::size_t k_max_report_bytes = 64 * 1024;
 // `start` sleeps through the "0" and wakes once, at the exec, so the command
 // about to exec has the CPUs to itself. nullopt if the supervisor died
 // without an answer.
-BGTASK_START_PATH std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
+std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
 {
   char byte = 0;
   ssize_t notice = 0;
@@ -77,7 +76,7 @@ BGTASK_START_PATH std::optional<LaunchResult> read_launch_report(int report_fd, 
 
 } // namespace
 
-BGTASK_START_PATH LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock,
+LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock,
                                                      LaunchRequest request)
 {
   const std::string id = request.record.id;

@@ -1,6 +1,5 @@
 #include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/proc/raw_syscall.hpp>
-#include <bgtask/util/code_layout.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -11,7 +10,7 @@
 
 namespace bgtask {
 
-BGTASK_START_PATH int open_held_output(int dir_fd, const char* name, int output)
+int open_held_output(int dir_fd, const char* name, int output)
 {
   const auto fd = static_cast<int>(
     raw::syscall(SYS_openat, dir_fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));

@@ -1,5 +1,4 @@
 #include <bgtask/exec/local/output_trimmer.hpp>
-#include <bgtask/util/code_layout.hpp>
 
 #include <algorithm>
 #include <array>
@@ -24,7 +23,7 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t block)
 
 } // namespace
 
-BGTASK_START_PATH std::optional<OutputTrimmer> OutputTrimmer::create(int output,
+std::optional<OutputTrimmer> OutputTrimmer::create(int output,
                                                                      std::uint64_t limit)
 {
   struct stat st

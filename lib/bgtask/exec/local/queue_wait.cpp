@@ -28,7 +28,6 @@
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
@@ -407,7 +406,7 @@ void ring_next_waiter(const TaskDir& dir, const TaskRecord& record)
   }
 }
 
-BGTASK_START_PATH bool must_wait_for_turn(const TaskRecord& record)
+bool must_wait_for_turn(const TaskRecord& record)
 {
   return record.queue.has_value() || !record.after.empty();
 }
@@ -437,7 +436,7 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
   return slot;
 }
 
-BGTASK_START_PATH void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
+void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
 {
   // Under the update lock like every other write, so a concurrent cleanup
   // never takes the temp of this record for an abandoned one.

@@ -26,7 +26,6 @@
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/test_seams.hpp>
 
@@ -107,7 +106,7 @@ struct SupervisorRun
 
 // Phase 1: a new session, /dev/null for stdio, no inherited descriptor but
 // the plan's, a subreaper, and the signals it handles on a signalfd.
-BGTASK_START_PATH void detach(SupervisorRun& run)
+void detach(SupervisorRun& run)
 {
   ::setsid();
   if (test_seam(TestSeam::stop_supervisor) != nullptr) {
@@ -155,7 +154,7 @@ void prepare_output_bound(SupervisorRun& run)
 // Phase 2: room for the final record (a task that starts has it; on a full
 // disk it does not start), the task's cgroup, the wait for a turn with
 // --queue or --after, and the output bound.
-BGTASK_START_PATH void prepare(SupervisorRun& run)
+void prepare(SupervisorRun& run)
 {
   auto& plan = run.plan;
   TaskRecord& record = run.record();
@@ -281,7 +280,7 @@ BGTASK_START_PATH void prepare(SupervisorRun& run)
 
 } // namespace
 
-BGTASK_START_PATH void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
+void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
 {
   SupervisorRun run{dir, plan, {}, {}, {}, {}, {}};
   try {

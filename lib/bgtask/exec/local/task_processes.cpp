@@ -3,7 +3,6 @@
 #include <bgtask/proc/process_tree.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
-#include <bgtask/util/code_layout.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/random_token.hpp>
@@ -55,7 +54,7 @@ bool record_names_owner(const std::string& dir_path, const std::string& id, int 
 
 } // namespace
 
-BGTASK_START_PATH OwnerIdentity this_supervisor_identity()
+OwnerIdentity this_supervisor_identity()
 {
   OwnerIdentity owner{::getpid(), random_token(),
                       read_process_stat(::getpid()).value_or(ProcessStat{}).start_time,
