@@ -117,8 +117,8 @@ po::options_description visible_options(const Command& command)
   return visible;
 }
 
-std::optional<CommandArgs>
-parse_command_args(const Command& command, const std::vector<std::string>& args)
+std::optional<CommandArgs> parse_command_args(const Command& command,
+                                              const std::vector<std::string>& args)
 {
   CommandArgs parsed;
   if (command.operands == Operands::words) {

@@ -433,8 +433,7 @@ void add_start_options(po::options_description& options)
     "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
 }
 
-StartPlan build_start_plan(const po::variables_map& vm,
-                                             std::vector<std::string> command)
+StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string> command)
 {
   StartPlan plan;
   plan.request = build_request(vm, std::move(command));

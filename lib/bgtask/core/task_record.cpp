@@ -4,8 +4,7 @@
 
 namespace bgtask {
 
-void add_event(TaskRecord& record, std::string kind,
-                                 std::optional<std::string> message)
+void add_event(TaskRecord& record, std::string kind, std::optional<std::string> message)
 {
   auto& events = record.events;
   if (events.size() >= k_max_events) {

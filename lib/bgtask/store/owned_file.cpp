@@ -9,8 +9,7 @@
 
 namespace bgtask {
 
-OwnedFile read_owned_file(const TaskDir& dir, std::string_view name,
-                                            std::size_t max_bytes)
+OwnedFile read_owned_file(const TaskDir& dir, std::string_view name, std::size_t max_bytes)
 {
   return read_owned_file_at(dir.fd(), dir.owner(), name, max_bytes);
 }

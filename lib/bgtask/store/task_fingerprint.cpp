@@ -81,8 +81,7 @@ void add_field(std::string& message, std::string_view field)
 
 } // namespace
 
-Result<std::string> task_fingerprint(const TaskDir& dir,
-                                                       const LaunchRequest& request)
+Result<std::string> task_fingerprint(const TaskDir& dir, const LaunchRequest& request)
 {
   std::string problem;
   auto key = read_key(dir, problem);

@@ -41,8 +41,7 @@ const char* search_path(char* const* env)
 
 // `dir`/`name` into `out` (PATH_MAX bytes), or `name` alone for an empty
 // `dir` (the current directory, as a PATH entry); false if too long.
-bool join_path(const char* dir, std::size_t dir_length, const char* name,
-                                 char* out)
+bool join_path(const char* dir, std::size_t dir_length, const char* name, char* out)
 {
   const std::size_t name_length = __builtin_strlen(name);
   if (dir_length + 1 + name_length >= PATH_MAX) {
@@ -220,9 +219,8 @@ std::vector<std::string> task_environment(const LaunchRequest& request, const st
 
 } // namespace
 
-CommandImage::CommandImage(const LaunchRequest& request,
-                                             const std::string& dir_path, int attempt,
-                                             int output_fd_, mode_t caller_umask_)
+CommandImage::CommandImage(const LaunchRequest& request, const std::string& dir_path, int attempt,
+                           int output_fd_, mode_t caller_umask_)
   : argv(request.argv),
     env(task_environment(request, dir_path, attempt)),
     script_argv(script_arguments(argv.get())),

@@ -76,8 +76,7 @@ std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
 
 } // namespace
 
-LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock,
-                                                     LaunchRequest request)
+LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
 {
   const std::string id = request.record.id;
   // Whatever fails before the supervisor reports leaves no files behind.

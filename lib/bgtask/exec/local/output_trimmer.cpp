@@ -23,8 +23,7 @@ std::uint64_t align_up(std::uint64_t value, std::uint64_t block)
 
 } // namespace
 
-std::optional<OutputTrimmer> OutputTrimmer::create(int output,
-                                                                     std::uint64_t limit)
+std::optional<OutputTrimmer> OutputTrimmer::create(int output, std::uint64_t limit)
 {
   struct stat st
   {
