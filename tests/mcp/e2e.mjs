@@ -98,6 +98,31 @@ assert.match(badCursor.content[0].text, /invalid cursor/);
 await assert.rejects(client.callTool({ name: "start", arguments: {} }), (e) => e.code === -32602);
 await assert.rejects(client.callTool({ name: "no-such-tool", arguments: {} }), (e) => e.code === -32602);
 
+// A failing build of 200,000 lines: its error line is found at the end by
+// tail_lines, and anywhere by grep, each in one call of under 4 KB.
+const build = await call(client, "start", {
+  shell: "seq 1 199990 | sed 's/^/compiling unit /'; echo 'src/main.c:42: error: expected ;'; seq 1 9 | sed 's/^/note /'; exit 2",
+  name: "build",
+});
+const ended = await call(client, "wait", { id: build.id, timeout_s: 60 });
+assert.equal(ended.state, "failed");
+assert.match(ended.tail, /note 9\n$/);
+assert.ok(ended.tail.length <= 1024, "wait's tail is not bounded");
+const sizeOf = (result) => JSON.stringify(result).length;
+const tailRead = await client.callTool({ name: "output", arguments: { id: build.id, tail_lines: 12 } });
+assert.ok(sizeOf(tailRead) < 4096, `tail_lines answer of ${sizeOf(tailRead)} bytes`);
+assert.match(tailRead.structuredContent.text, /src\/main.c:42: error: expected ;/);
+assert.equal(tailRead.structuredContent.complete, true);
+const grepRead = await client.callTool({ name: "output", arguments: { id: build.id, grep: "error:" } });
+assert.ok(sizeOf(grepRead) < 4096, `grep answer of ${sizeOf(grepRead)} bytes`);
+assert.equal(grepRead.structuredContent.matches[0].line, 199991);
+assert.equal(grepRead.structuredContent.matches[0].text, "src/main.c:42: error: expected ;");
+const statusTail = await call(client, "status", { id: build.id, tail: 2 });
+assert.equal(statusTail.tail, "note 8\nnote 9\n");
+const atEnd = await call(client, "output", { id: build.id, from: "end" });
+assert.equal(atEnd.text, "");
+assert.equal(atEnd.complete, true);
+
 // Cancel, then list.
 const cancelled = await call(client, "cancel", { id: server.id, grace_s: 1 });
 assert.equal(cancelled.task.state, "cancelled");

@@ -1,11 +1,14 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/console.hpp>
+#include <bgtask/cli/output_grep_json.hpp>
 #include <bgtask/cli/output_slice_json.hpp>
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/cli/task_selection.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/core/output_cursor.hpp>
+#include <bgtask/exec/condition_wait.hpp>
+#include <bgtask/exec/output_grep.hpp>
 #include <bgtask/exec/output_slice.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
@@ -19,6 +22,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <iostream>
 #include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,19 +109,35 @@ int follow_many(const TaskDir& dir, const std::vector<std::string>& ids,
   return combined_exit_status(records);
 }
 
-// --since, --max-bytes, --json: one slice of the output after a cursor.
+// The value of count option `name`, if given.
+std::optional<std::size_t> count_option(const po::variables_map& vm, const char* name)
+{
+  const auto text = optional_value<std::string>(vm, name);
+  return text ? std::optional(value_or_usage(parse_count(*text, std::string("--") + name)))
+              : std::nullopt;
+}
+
+// --max-bytes, or `fallback`.
+std::size_t max_bytes_option(const po::variables_map& vm, std::size_t fallback)
+{
+  const std::size_t max_bytes = count_option(vm, "max-bytes").value_or(fallback);
+  if (max_bytes < 1 || max_bytes > k_max_slice_bytes) {
+    throw_usage("--max-bytes must be between 1 and " + std::to_string(k_max_slice_bytes));
+  }
+  return max_bytes;
+}
+
+// --since, --tail, --max-bytes, --json: one slice of the output after a
+// cursor, or of its last lines.
 int print_slice(const TaskDir& dir, const std::string& id, const po::variables_map& vm)
 {
   std::uint64_t from = 0;
   if (const auto since = optional_value<std::string>(vm, "since")) {
     from = parse_output_cursor(id, *since);
   }
-  std::size_t max_bytes = k_default_slice_bytes;
-  if (const auto text = optional_value<std::string>(vm, "max-bytes")) {
-    max_bytes = value_or_usage(parse_count(*text, "--max-bytes"));
-    if (max_bytes < 1 || max_bytes > k_max_slice_bytes) {
-      throw_usage("--max-bytes must be between 1 and " + std::to_string(k_max_slice_bytes));
-    }
+  const std::size_t max_bytes = max_bytes_option(vm, k_default_slice_bytes);
+  if (const auto tail = count_option(vm, "tail")) {
+    from = output_tail_offset(dir, id, *tail, max_bytes);
   }
   const OutputSlice slice = read_output_slice(dir, id, from, max_bytes);
   const int status =
@@ -133,6 +153,63 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
   std::fprintf(stderr, "bgtask: cursor %s%s\n", encode_output_cursor(id, slice.next).c_str(),
                slice.complete ? " (complete)" : "");
   return status;
+}
+
+// Prints one line of a search as grep -n does: NUMBER, then ':' for a
+// match or '-' for context; after the retention gap the number is counted
+// in the kept output and follows a '~'.
+void print_grep_line(const GrepLine& line, char separator, Escape escape)
+{
+  std::string text = (line.after_gap ? "~" : "") + std::to_string(line.number) + separator;
+  text += escape == Escape::yes ? escape_for_terminal(line.text, KeepNewlines::no) : line.text;
+  text += '\n';
+  std::cout << text;
+}
+
+// --grep: the matching lines (with --context lines around them), or their JSON.
+int print_grep(const TaskDir& dir, const std::string& id, const po::variables_map& vm,
+               Escape escape)
+{
+  const std::regex pattern = compile_output_pattern(vm["grep"].as<std::string>(), "--grep");
+  GrepRequest request;
+  request.pattern = &pattern;
+  request.context = count_option(vm, "context").value_or(0);
+  request.max_matches = count_option(vm, "max-matches").value_or(SIZE_MAX);
+  if (vm.count("max-bytes") != 0) {
+    request.max_bytes = max_bytes_option(vm, 0);
+  }
+  const GrepResult result = grep_output(dir, id, request);
+  if (vm.count("json") != 0) {
+    print_json(grep_result_to_json(result));
+    return 0;
+  }
+  std::uint64_t printed_to = 0; // lines starting before this offset were printed
+  bool gap_shown = false;
+  for (const auto& match : result.matches) {
+    if (request.context > 0 && printed_to > 0 &&
+        (match.before.empty() ? match.line.offset : match.before.front().offset) > printed_to) {
+      std::cout << "--\n";
+    }
+    const auto print = [&](const GrepLine& line, char separator) {
+      if (printed_to > 0 && line.offset < printed_to) {
+        return;
+      }
+      if (line.after_gap && !gap_shown && result.dropped_bytes > 0) {
+        std::cout << dropped_output_marker(result.dropped_bytes);
+        gap_shown = true;
+      }
+      print_grep_line(line, separator, escape);
+      printed_to = line.offset + 1;
+    };
+    std::for_each(match.before.begin(), match.before.end(), [&](const auto& l) { print(l, '-'); });
+    print(match.line, ':');
+    std::for_each(match.after.begin(), match.after.end(), [&](const auto& l) { print(l, '-'); });
+  }
+  if (result.truncated) {
+    std::fprintf(stderr, "bgtask: %llu matching lines, %zu shown\n",
+                 static_cast<unsigned long long>(result.total_matches), result.matches.size());
+  }
+  return 0;
 }
 
 // output ID [--follow]: one task's output, then (with --follow) what it
@@ -182,11 +259,21 @@ void check_output_usage(const po::variables_map& vm, const std::vector<std::stri
 {
   const bool by_name = vm.count("name") != 0;
   const bool slice = vm.count("since") != 0 || vm.count("json") != 0;
-  if (slice && (vm.count("follow") != 0 || vm.count("tail") != 0)) {
-    throw_usage("--since and --json do not go with --follow or --tail");
+  const bool grep = vm.count("grep") != 0;
+  if (slice && vm.count("follow") != 0) {
+    throw_usage("--since and --json do not go with --follow");
   }
-  if (!slice && vm.count("max-bytes") != 0) {
-    throw_usage("--max-bytes needs --since or --json");
+  if (vm.count("since") != 0 && vm.count("tail") != 0) {
+    throw_usage("--since and --tail exclude each other");
+  }
+  if (grep && (vm.count("since") != 0 || vm.count("tail") != 0 || vm.count("follow") != 0)) {
+    throw_usage("--grep searches the whole output: it goes without --since, --tail and --follow");
+  }
+  if (!grep && (vm.count("context") != 0 || vm.count("max-matches") != 0)) {
+    throw_usage("--context and --max-matches need --grep");
+  }
+  if (!slice && !grep && vm.count("max-bytes") != 0) {
+    throw_usage("--max-bytes needs --since, --json or --grep");
   }
   if (vm.count("follow") != 0) {
     return; // select_tasks refuses an empty selection
@@ -221,12 +308,19 @@ po::options_description output_options()
   po::options_description options;
   options.add_options()("follow,f", "keep printing new output until the task ends")(
     "tail", po::value<std::string>(),
-    "start with the last N lines only")("raw", "pass bytes through unchanged, even to a terminal")(
+    "start with the last N lines only (with --json: a slice of them)")(
+    "raw", "pass bytes through unchanged, even to a terminal")(
     "since", po::value<std::string>()->value_name("CURSOR"),
     "print only what was written after CURSOR")(
     "max-bytes", po::value<std::string>()->value_name("N"),
-    "with --since/--json: at most N bytes (default 65536)")(
+    "with --since/--json: at most N bytes (default 65536); with --grep: N bytes of lines")(
     "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON")(
+    "grep", po::value<std::string>()->value_name("REGEX"),
+    "only the lines that match REGEX (ECMAScript), numbered, over all the kept output")(
+    "context,C", po::value<std::string>()->value_name("N"),
+    "with --grep: N lines around each match")("max-matches",
+                                              po::value<std::string>()->value_name("N"),
+                                              "with --grep: the first N matches (all are counted)")(
     "name", po::value<std::string>()->value_name("N"),
     "the newest task named N; with --follow, every task named N")(
     "queue", po::value<std::string>()->value_name("Q"), "with --follow: every task of queue Q");
@@ -246,6 +340,9 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
       tail = value_or_usage(parse_count(*tail_text, "--tail"));
     }
     return follow_many(dir, ids, tail, escape);
+  }
+  if (vm.count("grep") != 0) {
+    return print_grep(dir, ids.front(), vm, escape);
   }
   if (vm.count("since") != 0 || vm.count("json") != 0) {
     return print_slice(dir, ids.front(), vm);

@@ -58,4 +58,14 @@ OutputSlice read_output_slice(const TaskDir& dir, const std::string& id, std::ui
   return slice;
 }
 
+std::uint64_t output_tail_offset(const TaskDir& dir, const std::string& id, std::size_t lines,
+                                 std::size_t max_bytes)
+{
+  const UniqueFd fd = open_output_file(dir, id);
+  if (!fd) {
+    throw Error(ExitCode::failure, "task " + id + " has no output file");
+  }
+  return find_tail_start(fd.get(), lines, max_bytes);
+}
+
 } // namespace bgtask

@@ -37,4 +37,10 @@ inline constexpr std::size_t k_max_slice_bytes = 16 * 1024 * 1024;
 OutputSlice read_output_slice(const TaskDir& dir, const std::string& id, std::uint64_t from,
                               std::size_t max_bytes);
 
+// Where a slice of the last `lines` lines of task `id`'s output starts: at
+// most `max_bytes` before the output's end and never in the gap (0 lines:
+// the end, for a reader of only what follows).
+std::uint64_t output_tail_offset(const TaskDir& dir, const std::string& id, std::size_t lines,
+                                 std::size_t max_bytes);
+
 } // namespace bgtask

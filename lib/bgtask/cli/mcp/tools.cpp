@@ -26,8 +26,9 @@ constexpr const char* k_start_in = R"j({"type":"object","properties":{
  "queue":{"type":"string","description":"run in this queue, one slot at a time unless set otherwise"},
  "after":{"type":"array","items":{"type":"string"},"description":"start only once these tasks have succeeded"}}})j";
 constexpr const char* k_task_out =
-  R"j({"type":"object","properties":{"id":{"type":"string"},"task":)j" BGTASK_MCP_TASK R"j(},"required":["id","task"]})j";
-constexpr const char* k_id_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(},"required":["id"]})j";
+  R"j({"type":"object","properties":{"id":{"type":"string"},"task":)j" BGTASK_MCP_TASK R"j(,"tail":{"type":"string","description":"the last lines of output asked for"}},"required":["id","task"]})j";
+constexpr const char* k_status_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
+ "tail":{"type":"integer","minimum":0,"description":"also return the last N lines of output (at most 4 KiB)"}},"required":["id"]})j";
 constexpr const char* k_list_in = R"j({"type":"object","properties":{
  "state":{"type":"array","items":{"type":"string"},"description":"only tasks in one of these states (@STATES@, ...)"},
  "name":{"type":"string","description":"only tasks with this name"},
@@ -37,7 +38,12 @@ constexpr const char* k_list_out =
   R"j({"type":"object","properties":{"tasks":{"type":"array","items":)j" BGTASK_MCP_TASK R"j(}},"required":["tasks"]})j";
 constexpr const char* k_output_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
  "cursor":{"type":"string","description":"the cursor of the previous call; omit to read from the start"},
- "max_bytes":{"type":"integer","minimum":1,"maximum":16777216,"description":"most bytes to read (default 65536)"},
+ "tail_lines":{"type":"integer","minimum":0,"description":"read the last N lines instead (at most max_bytes of them); the cursor then reads on"},
+ "from":{"type":"string","enum":["start","end"],"description":"end: read nothing now, only a cursor for what follows"},
+ "grep":{"type":"string","description":"instead of reading: the lines matching this regular expression (ECMAScript), numbered, over all the kept output"},
+ "context":{"type":"integer","minimum":0,"maximum":20,"description":"with grep: lines before and after each match (default 0)"},
+ "max_matches":{"type":"integer","minimum":1,"description":"with grep: matches returned (default 20; all are counted)"},
+ "max_bytes":{"type":"integer","minimum":1,"maximum":16777216,"description":"most bytes to read (default 65536; with grep: bytes of lines returned, default 2048)"},
  "raw":{"type":"boolean","description":"keep terminal control characters in text (default false: removed, carriage-return redraws applied)"}},"required":["id"]})j";
 constexpr const char* k_output_out = R"j({"type":"object","properties":{
  "id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]},
@@ -46,8 +52,10 @@ constexpr const char* k_output_out = R"j({"type":"object","properties":{
  "complete":{"type":"boolean","description":"the task has finished and everything is read"},
  "dropped_bytes":{"type":"integer","description":"bytes the output bound dropped between the cursor and text"},
  "offset":{"type":"integer"},"next_offset":{"type":"integer"},"bytes":{"type":"integer"},
- "total_bytes":{"type":"integer"},"replaced_bytes":{"type":"integer"},"removed_bytes":{"type":"integer"}},
- "required":["id","state","text","cursor","complete","dropped_bytes"]})j";
+ "total_bytes":{"type":"integer"},"replaced_bytes":{"type":"integer"},"removed_bytes":{"type":"integer"},
+ "matches":{"type":"array","description":"with grep: the matching lines","items":{"type":"object","properties":{"line":{"type":"integer","description":"line number (after_gap: counted in the kept output)"},"after_gap":{"type":"boolean"},"cursor":{"type":"string","description":"reads on from the start of this line"},"text":{"type":"string"},"before":{"type":"array","items":{"type":"string"}},"after":{"type":"array","items":{"type":"string"}}},"required":["line","cursor","text"]}},
+ "total_matches":{"type":"integer"},"truncated":{"type":"boolean","description":"the bounds left matches out"},"scanned_bytes":{"type":"integer"}},
+ "required":["id","state","cursor","dropped_bytes"]})j";
 constexpr const char* k_wait_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
  "timeout_s":{"type":"number","minimum":0,"maximum":60,"description":"return after this many seconds at most (default 30, at most 60); call again to wait longer"},
  "until_output":{"type":"string","description":"return once a line of output matches this regular expression (ECMAScript)"},
@@ -58,7 +66,8 @@ constexpr const char* k_wait_out = R"j({"type":"object","properties":{
  "end":{"type":"string","enum":["met","idle","task_ended","gave_up","interrupted"],"description":"met: the line or port is there; idle; task_ended: the task finished (first); gave_up: timeout_s passed"},
  "line":{"type":["string","null"],"description":"the matching line"},
  "cursor":{"type":"string","description":"an output cursor: after the matching line, else at the end of the output"},
- "quiet_s":{"type":"number","description":"seconds since the task last printed"}},"required":["id","state","end","cursor"]})j";
+ "quiet_s":{"type":"number","description":"seconds since the task last printed"},
+ "tail":{"type":"string","description":"once the task has ended: its last lines (at most 10, 1 KiB)"}},"required":["id","state","end","cursor"]})j";
 constexpr const char* k_cancel_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
  "grace_s":{"type":"number","minimum":0,"description":"seconds between TERM and KILL (default: the task's own grace)"}},"required":["id"]})j";
 constexpr const char* k_cancel_out =
@@ -70,13 +79,16 @@ const std::array<Tool, 6> k_tools{{
    "Start a command in the background; returns its task ID at once. The task keeps running "
    "after this server exits, and its output is kept in the task directory.",
    k_start_in, k_task_out, tool_start},
-  {"status", "A task's current record: state, exit code, times, progress, output size.", k_id_in,
-   k_task_out, tool_status},
+  {"status",
+   "A task's current record: state, exit code, times, progress, output size; with tail, "
+   "its last lines of output.",
+   k_status_in, k_task_out, tool_status},
   {"list", "The tasks of the task directory, oldest first, with optional filters.", k_list_in,
    k_list_out, tool_list},
   {"output",
    "Read a task's output after a cursor, at most max_bytes at a time: pass the returned "
-   "cursor to the next call to read only what is new. Cursors stay valid across restarts.",
+   "cursor to the next call to read only what is new. Cursors stay valid across restarts. "
+   "tail_lines reads the end (where a failure shows); grep finds lines by regular expression.",
    k_output_in, k_output_out, tool_output},
   {"wait",
    "Wait (at most 60 s per call) until the task ends, or a line matches until_output, or "

@@ -1,6 +1,10 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <string>
 
 namespace bgtask {
 class TaskDir;
@@ -16,5 +20,9 @@ boost::json::object tool_list(const TaskDir& dir, const boost::json::object& arg
 boost::json::object tool_output(const TaskDir& dir, const boost::json::object& args);
 boost::json::object tool_wait(const TaskDir& dir, const boost::json::object& args);
 boost::json::object tool_cancel(const TaskDir& dir, const boost::json::object& args);
+
+// The last `lines` lines of task `id`'s output as agent text, at most `max_bytes` of it.
+boost::json::value output_tail_text(const TaskDir& dir, const std::string& id, std::size_t lines,
+                                    std::size_t max_bytes);
 
 } // namespace bgtask::mcp

@@ -20,6 +20,9 @@ namespace json = boost::json;
 
 namespace {
 
+// The most output `status` returns with `tail`.
+constexpr std::size_t k_status_tail_bytes = 4096;
+
 // The `start` options the arguments ask for, as the command line would give them.
 std::vector<std::string> start_arguments(const json::object& args)
 {
@@ -69,7 +72,12 @@ json::object tool_start(const TaskDir& dir, const json::object& args)
 json::object tool_status(const TaskDir& dir, const json::object& args)
 {
   const std::string id = resolve_task_id(dir, required_string(args, "id"));
-  return {{"id", id}, {"task", record_to_json(load_current_record(dir, id))}};
+  json::object answer{{"id", id}, {"task", record_to_json(load_current_record(dir, id))}};
+  if (const auto tail = opt_integer(args, "tail")) {
+    answer["tail"] =
+      output_tail_text(dir, id, static_cast<std::size_t>(*tail), k_status_tail_bytes);
+  }
+  return answer;
 }
 
 json::object tool_list(const TaskDir& dir, const json::object& args)
