@@ -120,7 +120,9 @@ void Attempts::fail_before_running(const std::string& reason, int code)
   if (m_plan.cgroup) {
     m_plan.cgroup->remove();
   }
-  if (m_number == 1) {
+  // No record yet: `start` fails with the reason. A queued task has one,
+  // which is made final like any other.
+  if (m_number == 1 && !m_plan.request.record.waiting_for) {
     m_report("1\n" + reason);
     ::_exit(1);
   }
@@ -132,7 +134,7 @@ void Attempts::fail_before_running(const std::string& reason, int code)
       r.exit_code = code;
       finish_record(r, TaskState::failed, reason);
     },
-    8);
+    k_final_record_attempts);
   run_exit_hook(m_dir, m_plan.lock, record);
   ::_exit(0);
 }
@@ -188,7 +190,7 @@ void Attempts::finish_exec_failure(const PendingCommand::Failure& failure)
       r.exit_code = code;
       finish_record(r, TaskState::failed, reason);
     },
-    8);
+    k_final_record_attempts);
   if (m_number == 1) {
     m_report(std::to_string(code) + "\n" + reason);
   }

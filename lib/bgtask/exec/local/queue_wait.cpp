@@ -15,11 +15,17 @@
 // the line (it runs, or ends without running) rings the one behind it (a
 // SIGCHLD, which every supervisor takes as "look again"), and one that dies
 // wakes it through its pidfd. So a queue of N waiters costs O(N) wake-ups
-// per task that finishes, not O(N^2), and one inotify instance.
+// per task that finishes, not O(N^2), and one inotify instance. A safety
+// re-check runs every 60 s; it polls (50 ms to 1 s backoff) only where
+// inotify is missing or while a task it waits behind has no process to
+// watch (an unsupervised command whose leader exited before the rest of its
+// group). Records it looks at are reconciled, so a queued task whose
+// supervisor died turns `lost` and stops holding the queue up; a dead
+// supervisor never held a slot.
 
 #include <bgtask/core/queue_admission.hpp>
-#include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/queue_wait.hpp>
+#include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/process_info.hpp>
@@ -40,7 +46,6 @@
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
 namespace bgtask {
@@ -48,17 +53,6 @@ namespace bgtask {
 namespace {
 
 constexpr Milliseconds k_safety_recheck{60000};
-constexpr int k_final_write_attempts = 8;
-
-// Applies `change` to the own record in one record transaction
-// (update_own_record); a removed task's change is kept in `record` alone.
-void change_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
-                       const std::function<void(TaskRecord&)>& change)
-{
-  if (!update_own_record(dir, lock, record, change)) {
-    change(record);
-  }
-}
 
 enum class Phase { after, slot };
 
@@ -72,27 +66,34 @@ struct Known
 class QueueWait
 {
 public:
-  QueueWait(const TaskDir& dir, TaskLock& lock, TaskRecord& record, int signal_fd,
-            Reconciler reconcile)
-    : m_dir(dir),
-      m_reconcile(reconcile),
-      m_lock(lock),
-      m_record(record),
-      m_signal_fd(signal_fd),
+  explicit QueueWait(const QueuedTask& task)
+    : m_dir(task.dir),
+      m_reconcile(task.reconcile),
+      m_lock(task.lock),
+      m_record(task.record),
+      m_signal_fd(task.signal_fd),
       // No inotify instance for a slot until it is first in line: a waiter
       // started behind others never opens one.
-      m_watcher(dir,
+      m_watcher(task.dir,
                 WatcherOptions{WatchOutput::no, k_safety_recheck, HoldWatch::no, WatchEvents::none})
   {
-    if (record.queue) {
-      m_settings_name = queue_settings_file_name(*record.queue);
+    if (m_record.queue) {
+      m_settings_name = queue_settings_file_name(*m_record.queue);
     }
     m_watcher.filter_events(
       [this](std::string_view name, std::uint32_t mask) { return relevant_event(name, mask); });
     m_watcher.watch_fd(m_signal_fd, [this] { return read_signals(); });
   }
 
-  std::optional<DirLock> run()
+  Turn run()
+  {
+    Turn turn = next_turn();
+    turn.retired_watch = m_watcher.release_events();
+    return turn;
+  }
+
+private:
+  Turn next_turn()
   {
     m_phase = m_record.after.empty() ? Phase::slot : Phase::after;
     if (m_phase == Phase::after) {
@@ -100,51 +101,66 @@ public:
     }
     for (;;) {
       if (task_removed(m_dir, status_file_name(m_record.id))) {
-        ::_exit(0); // nothing is left to run or to record
+        Turn removed; // nothing is left to run or to record
+        removed.outcome = Turn::Outcome::removed;
+        return removed;
       }
       if (m_cancelled) {
-        end_without_running(TaskState::cancelled, "cancelled on request while queued");
+        end(TaskState::cancelled, "cancelled on request while queued");
       }
-      if (m_phase == Phase::after) {
-        if (!dependencies_done()) {
-          sleep();
-          continue;
-        }
+      if (m_phase == Phase::after && !m_end && dependencies_done()) {
         if (!m_record.queue) {
-          return std::nullopt;
+          return Turn{};
         }
         enter_slot_phase();
       }
-      if (auto slot = try_take_slot()) {
-        return slot;
+      if (m_end) {
+        return std::move(*m_end);
+      }
+      if (m_phase == Phase::slot) {
+        if (auto slot = try_take_slot()) {
+          Turn turn;
+          turn.slot = std::move(slot);
+          return turn;
+        }
       }
       sleep();
     }
   }
 
-  UniqueFd release_watch() { return m_watcher.release_events(); }
+  // Ends the wait: the task will not run.
+  void end(TaskState state, std::string reason)
+  {
+    if (!m_end) {
+      m_end.emplace();
+      m_end->outcome = Turn::Outcome::ended;
+      m_end->state = state;
+      m_end->reason = std::move(reason);
+    }
+  }
 
-private:
-  // True once every dependency succeeded; ends the task if one did not.
+  // True once every dependency succeeded; ends the wait if one did not.
   bool dependencies_done()
   {
     bool done = true;
     for (const auto& id : m_record.after) {
       auto loaded = load_record(m_dir, id);
       if (loaded.status == LoadStatus::missing) {
-        end_without_running(TaskState::failed, "dependency " + id + " no longer exists");
+        end(TaskState::failed, "dependency " + id + " no longer exists");
+        return false;
       }
       if (loaded.status == LoadStatus::corrupt) {
-        end_without_running(TaskState::failed,
-                            "dependency " + id + " has a corrupt record: " + loaded.reason);
+        end(TaskState::failed, "dependency " + id + " has a corrupt record: " + loaded.reason);
+        return false;
       }
       const TaskRecord dependency = m_reconcile(m_dir, std::move(loaded.record));
       if (!is_final(dependency.state)) {
         done = false;
         m_watcher.watch_task(dependency);
       } else if (dependency.state != TaskState::succeeded) {
-        end_without_running(TaskState::failed,
-                            "dependency " + id + " did not succeed: " + outcome_text(dependency));
+        end(TaskState::failed,
+            "dependency " + id + " did not succeed: " + outcome_text(dependency));
+        return false;
       }
     }
     return done;
@@ -154,14 +170,11 @@ private:
   {
     m_phase = Phase::slot;
     m_rescan = true;
-    try {
-      change_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
-        r.waiting_for = WaitingFor::slot;
-        add_event(r, "waiting", "dependencies succeeded; waiting for a slot in queue " + *r.queue);
-      });
-    } catch (const Error&) {
-      m_record.waiting_for = WaitingFor::slot; // others see it later, at the running record
-    }
+    // Others see it later, at the running record, if it cannot be written.
+    update_running_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
+      r.waiting_for = WaitingFor::slot;
+      add_event(r, "waiting", "dependencies succeeded; waiting for a slot in queue " + *r.queue);
+    });
   }
 
   // Brings what is known about the queue's tasks up to date: the records
@@ -337,26 +350,6 @@ private:
     return true;
   }
 
-  [[noreturn]] void end_without_running(TaskState state, const std::string& reason)
-  {
-    for (int attempt = 0; attempt < k_final_write_attempts; ++attempt) {
-      try {
-        change_own_record(m_dir, m_lock, m_record, [&](TaskRecord& r) {
-          r.waiting_for.reset();
-          finish_record(r, state, reason);
-        });
-        break;
-      } catch (const Error&) {
-        std::this_thread::sleep_for(Milliseconds(50 << attempt));
-      }
-    }
-    if (m_phase == Phase::slot) {
-      ring_next_waiter(m_dir, m_record);
-    }
-    run_exit_hook(m_dir, m_lock, m_record);
-    ::_exit(0);
-  }
-
   const TaskDir& m_dir;
   Reconciler m_reconcile;
   TaskLock& m_lock;
@@ -366,6 +359,7 @@ private:
   std::string m_settings_name;
   Phase m_phase = Phase::after;
   bool m_cancelled = false;
+  std::optional<Turn> m_end; // why the task will not run
   bool m_rescan = true;
   bool m_behind = false; // another waiter is ahead in the line
   bool m_looked = false; // the first look at the queue is done
@@ -411,10 +405,7 @@ bool must_wait_for_turn(const TaskRecord& record)
   return record.queue.has_value() || !record.after.empty();
 }
 
-std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
-                                     int signal_fd, Reconciler reconcile,
-                                     const std::function<void(const std::string&)>& report,
-                                     UniqueFd& retired_watch)
+void save_queued_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
 {
   record.owner = this_supervisor_identity();
   record.state = TaskState::queued;
@@ -423,17 +414,12 @@ std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRec
             record.after.empty() ? "waiting for a slot in queue " + *record.queue
                                  : "waiting for " + std::to_string(record.after.size()) +
                                      (record.after.size() == 1 ? " task" : " tasks"));
-  try {
-    create_record(dir, lock, record);
-  } catch (const Error& e) {
-    report(std::string("1\n") + e.what());
-    ::_exit(1);
-  }
-  report("0\n");
-  QueueWait wait(dir, lock, record, signal_fd, reconcile);
-  auto slot = wait.run();
-  retired_watch = wait.release_watch();
-  return slot;
+  create_record(dir, lock, record);
+}
+
+Turn wait_for_turn(const QueuedTask& task)
+{
+  return QueueWait(task).run();
 }
 
 void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)

@@ -6,7 +6,6 @@
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -18,36 +17,43 @@ class TaskDir;
 // dependencies (--after) or a queue (--queue).
 bool must_wait_for_turn(const TaskRecord& record);
 
-// In the supervisor of such a task, before the command is forked:
-// 1. writes the `queued` record (owner: this process) and calls `report`
-//    with "0\n", so `start` prints the ID once the record is durable (or
-//    with "1\n<reason>" and exits the process if it cannot be written);
-// 2. waits until every --after task has succeeded;
-// 3. with a queue, waits until this task is the oldest of the queue's
-//    tasks waiting for a slot, fewer tasks of the queue run than it has
-//    slots, and it holds a free slot lock (queue_settings.hpp).
-// It sleeps on `signal_fd` and, while it is the first of its queue's line,
-// on an inotify watch of the directory and a pidfd of each running task of
-// the queue; behind another waiter, on that waiter's pidfd alone (the
-// waiter rings it when it leaves the line); a safety re-check every 60 s. It
-// polls (50 ms to 1 s backoff) only where inotify is missing or while a
-// task it waits behind has no process to watch (an unsupervised command
-// whose leader exited before the rest of its group). Records it looks at are
-// reconciled, so a queued task whose supervisor died turns `lost` and
-// stops holding the queue up; a dead supervisor never held a slot.
-// Returns the slot (if any) once the command may start; it must stay
-// alive until the command has exited. The inotify instance the wait used,
-// if any, goes to `retired_watch` with its watch removed (the queue's next
-// waiter may watch the directory at once), for the caller to close once the
-// command runs (closing one takes 10 ms and more under load, which would
-// delay the command and the next waiter). If a signal arrives on `signal_fd`
-// (cancel) or a dependency ends without success, records the task as
-// `cancelled` or `failed` without running it, runs its --on-exit hook and
-// exits the process.
-std::optional<DirLock> wait_for_turn(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
-                                     int signal_fd, Reconciler reconcile,
-                                     const std::function<void(const std::string&)>& report,
-                                     UniqueFd& retired_watch);
+// Makes `record` this supervisor's `queued` record (owner, state, what it
+// waits for, an event) and writes it as the task's first record. Throws
+// Error(failure).
+void save_queued_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record);
+
+// A queued task as its supervisor waits with it: `signal_fd` is the
+// supervisor's signalfd, `reconcile` judges the records it waits for.
+struct QueuedTask
+{
+  const TaskDir& dir;
+  TaskLock& lock;
+  TaskRecord& record; // its queued record, kept up to date
+  int signal_fd;
+  Reconciler reconcile;
+};
+
+// How the wait for a turn ended.
+struct Turn
+{
+  enum class Outcome { run, removed, ended };
+  Outcome outcome = Outcome::run;
+  // Outcome::ended: the final state (cancelled, or failed: a dependency did
+  // not succeed) and why; the caller writes it.
+  TaskState state = TaskState::failed;
+  std::string reason;
+  // Outcome::run with a queue: the slot, held until the command has exited.
+  std::optional<DirLock> slot;
+  // The inotify instance the wait used, its watch removed: closed once the
+  // command runs (closing one takes 10 ms and more under load).
+  UniqueFd retired_watch;
+};
+
+// Waits until every --after task has succeeded and, with a queue, the task
+// holds a free slot with no older task of its queue waiting for one
+// (queue_admission.hpp). Ends early on a signal (cancel), a dependency that
+// did not succeed, or the task's removal. How it sleeps: queue_wait.cpp.
+Turn wait_for_turn(const QueuedTask& task);
 
 // Rings the waiter behind `record`, which just left its queue's line (it
 // runs): the oldest younger task of the queue that waits for a slot,

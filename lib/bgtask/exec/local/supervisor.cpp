@@ -26,6 +26,7 @@
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/test_seams.hpp>
 
@@ -151,6 +152,50 @@ void prepare_output_bound(SupervisorRun& run)
   run.capture.emplace(std::move(capture_output), plan.output.get(), *plan.request.max_output);
 }
 
+// Writes the final record of a task that ends before its command ran, runs
+// its hook and exits.
+[[noreturn]] void end_without_running(SupervisorRun& run, TaskState state,
+                                      const std::string& reason)
+{
+  const bool in_line = run.record().waiting_for == WaitingFor::slot;
+  save_final_record(
+    run.dir, run.plan.lock, run.record(),
+    [&](TaskRecord& r) {
+      r.waiting_for.reset();
+      finish_record(r, state, reason);
+    },
+    k_final_record_attempts);
+  if (in_line) {
+    ring_next_waiter(run.dir, run.record());
+  }
+  run_exit_hook(run.dir, run.plan.lock, run.record());
+  ::_exit(0);
+}
+
+// With --queue or --after: the queued record (`start` returns once it is
+// durable), then the wait; the slot is held while the command runs.
+void wait_for_turn(SupervisorRun& run)
+{
+  auto& plan = run.plan;
+  try {
+    save_queued_record(run.dir, plan.lock, run.record());
+  } catch (const Error& e) {
+    refuse_start(run, e.what());
+  }
+  run.report("0\n");
+  release_unused_memory(); // the wait for a turn may be long
+  Turn turn = wait_for_turn(
+    QueuedTask{run.dir, plan.lock, run.record(), run.signal_fd.get(), plan.reconcile});
+  plan.retired_watch = std::move(turn.retired_watch);
+  if (turn.outcome == Turn::Outcome::removed) {
+    ::_exit(0); // nothing is left to run or to record
+  }
+  if (turn.outcome == Turn::Outcome::ended) {
+    end_without_running(run, turn.state, turn.reason);
+  }
+  run.slot = std::move(turn.slot);
+}
+
 // Phase 2: room for the final record (a task that starts has it; on a full
 // disk it does not start), the task's cgroup, the wait for a turn with
 // --queue or --after, and the output bound.
@@ -175,13 +220,8 @@ void prepare(SupervisorRun& run)
   if (!run.signal_fd) {
     refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
   }
-  // The queued record, then the wait (queue_wait reports to `start` itself);
-  // the slot is held while the command runs.
   if (must_wait_for_turn(record)) {
-    release_unused_memory(); // the wait for a turn may be long
-    run.slot = wait_for_turn(
-      run.dir, plan.lock, record, run.signal_fd.get(), plan.reconcile,
-      [&](const std::string& line) { run.report(line); }, plan.retired_watch);
+    wait_for_turn(run);
   }
   prepare_output_bound(run);
 }
@@ -239,7 +279,7 @@ void prepare(SupervisorRun& run)
         apply_cgroup_report(r, cgroup_report, attempts.last_was_oom());
       }
     },
-    12);
+    k_final_record_attempts);
   run_exit_hook(run.dir, plan.lock, run.record());
   ::_exit(0);
 }

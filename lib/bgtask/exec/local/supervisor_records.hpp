@@ -16,6 +16,10 @@ class TaskLock;
 
 // What a supervisor writes into its task's record, and how.
 
+// How many times a supervisor tries to write a final record (about 13 s of
+// backoff in all) before it leaves the record in its lock file's note.
+inline constexpr int k_final_record_attempts = 12;
+
 // Writes a final record in one record transaction (record_transaction.hpp):
 // re-read under the update lock, `change` applied, saved; a corrupt record
 // is replaced, a removed task is left removed. After a failure it gives the
