@@ -1,7 +1,10 @@
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
+#include <bgtask/exec/local/stop_tree.hpp>
+#include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/environment.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/proc/process_tree.hpp>
 #include <bgtask/proc/spawn.hpp>
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -14,6 +17,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,14 +137,35 @@ std::string run_hook(const TaskDir& dir, const TaskRecord& record)
   }
 }
 
-} // namespace
-
-void run_exit_hook(const TaskDir& dir, TaskLock& lock, const TaskRecord& record)
+// Reaps the children of this process that have exited, without waiting.
+void reap_exited_children()
 {
-  if (!record.on_exit) {
-    return;
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
   }
-  const std::string message = run_hook(dir, record);
+}
+
+// Stops what the hook left running: every descendant of this process (the
+// hook's keeper) but other tasks' supervisors and their trees gets TERM,
+// then KILL after `grace`.
+void stop_hook_leftovers(std::string_view id, Milliseconds grace)
+{
+  const auto signal = [&](int sig) {
+    reap_exited_children();
+    const auto pids = supervised_processes(::getpid(), id);
+    signal_processes(0, pids, sig);
+    return static_cast<int>(pids.size());
+  };
+  const auto alive = [&] {
+    reap_exited_children();
+    return !supervised_processes(::getpid(), id).empty();
+  };
+  stop_with_grace(signal, alive, grace);
+}
+
+// Appends the hook's `on_exit` event to the record; best effort.
+void note_hook_result(const TaskDir& dir, TaskLock& lock, const TaskRecord& record,
+                      const std::string& message)
+{
   try {
     update_record(dir, lock, record.id, [&](TaskRecord& current) {
       add_event(current, "on_exit", message);
@@ -148,6 +173,36 @@ void run_exit_hook(const TaskDir& dir, TaskLock& lock, const TaskRecord& record)
     });
   } catch (const Error&) {
     // the hook ran; only its note is lost
+  }
+}
+
+} // namespace
+
+void run_exit_hook(const TaskDir& dir, TaskLock& lock, const TaskRecord& record)
+{
+  if (!record.on_exit) {
+    return;
+  }
+  // The keeper: a child of the supervisor that runs the hook as the
+  // subreaper of all it starts, so what the hook leaves is told apart from
+  // what the command left (the supervisor's, never stopped with the task).
+  const pid_t keeper = ::fork();
+  if (keeper < 0) {
+    note_hook_result(dir, lock, record, std::string("cannot run: ") + std::strerror(errno));
+    return;
+  }
+  if (keeper == 0) {
+    try { // nothing may unwind out of the keeper into the supervisor's code
+      ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+      const std::string message = run_hook(dir, record);
+      stop_hook_leftovers(record.id, from_seconds(record.grace_s));
+      note_hook_result(dir, lock, record, message);
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  while (::waitpid(keeper, nullptr, 0) < 0 && errno == EINTR) {
   }
 }
 

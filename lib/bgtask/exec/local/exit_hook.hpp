@@ -17,9 +17,12 @@ inline constexpr Milliseconds k_exit_hook_limit{60000};
 // /dev/null, with the environment `start` had plus BGTASK_ID, BGTASK_DIR,
 // BGTASK_STATE, BGTASK_EXIT_CODE (the code `wait` exits with for this task)
 // and BGTASK_OUTPUT (the output file). Waits for the hook's own process at
-// most k_exit_hook_limit, then kills its group. Appends an `on_exit` event
-// to the record (`exit 0`, or the failure with the end of what the hook
-// wrote); never changes the task's state.
+// most k_exit_hook_limit, then kills its group; then whatever the hook
+// started (backgrounded, setsid, nohup: all come back to its keeper, a
+// subreaper) gets TERM, and KILL after the task's grace, but other tasks'
+// supervisors. Appends an `on_exit` event to the record (`exit 0`, or the
+// failure with the end of what the hook wrote); never changes the task's
+// state.
 void run_exit_hook(const TaskDir& dir, TaskLock& lock, const TaskRecord& record);
 
 } // namespace bgtask
