@@ -10,6 +10,7 @@
 #include <bgtask/core/queue_name.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_id.hpp>
+#include <bgtask/util/json_fields.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <boost/json.hpp>
@@ -223,10 +224,18 @@ void lifecycle_to_json(const TaskRecord& r, json::object& o)
   throw std::invalid_argument(std::string(key) + ": " + std::string(what));
 }
 
+// The value of a field reader (util/json_fields.hpp), or its failure thrown.
+template <typename T> T field(Result<T> read)
+{
+  if (!read) {
+    throw std::invalid_argument(read.error());
+  }
+  return std::move(read).value();
+}
+
 const json::value* find(const json::object& o, std::string_view key)
 {
-  const auto* p = o.if_contains(key);
-  return p != nullptr && !p->is_null() ? p : nullptr;
+  return json_field(o, key);
 }
 
 const json::value& require(const json::object& o, std::string_view key)
@@ -240,27 +249,17 @@ const json::value& require(const json::object& o, std::string_view key)
 
 std::string get_string(const json::value& v, std::string_view key)
 {
-  if (!v.is_string()) {
-    bad(key, "expected a string");
-  }
-  return std::string(v.get_string());
+  return field(json_as_string(v, key));
 }
 
 std::optional<std::string> opt_string(const json::object& o, std::string_view key)
 {
-  const auto* p = find(o, key);
-  return p ? std::optional(get_string(*p, key)) : std::nullopt;
+  return field(json_optional(o, key, json_as_string));
 }
 
 std::int64_t get_int(const json::value& v, std::string_view key)
 {
-  if (v.is_int64()) {
-    return v.get_int64();
-  }
-  if (v.is_uint64() && v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) {
-    return static_cast<std::int64_t>(v.get_uint64());
-  }
-  bad(key, "expected an integer");
+  return field(json_as_integer(v, key));
 }
 
 int get_int32(const json::value& v, std::string_view key)
@@ -283,32 +282,17 @@ std::uint64_t get_uint(const json::value& v, std::string_view key)
 
 double get_double(const json::value& v, std::string_view key)
 {
-  if (!v.is_number()) {
-    bad(key, "expected a number");
-  }
-  const double d = v.to_number<double>();
-  if (!std::isfinite(d)) {
-    bad(key, "not finite");
-  }
-  return d;
+  return field(json_as_number(v, key));
 }
 
 std::optional<double> opt_double(const json::object& o, std::string_view key)
 {
-  const auto* p = find(o, key);
-  return p ? std::optional(get_double(*p, key)) : std::nullopt;
+  return field(json_optional(o, key, json_as_number));
 }
 
 bool get_bool(const json::object& o, std::string_view key)
 {
-  const auto* p = find(o, key);
-  if (p == nullptr) {
-    return false;
-  }
-  if (!p->is_bool()) {
-    bad(key, "expected true or false");
-  }
-  return p->get_bool();
+  return field(json_optional(o, key, json_as_bool)).value_or(false);
 }
 
 TimePoint get_time(const json::value& v, std::string_view key)
@@ -336,15 +320,7 @@ const json::object& get_object(const json::value& v, std::string_view key)
 
 std::vector<std::string> get_strings(const json::value& v, std::string_view key)
 {
-  if (!v.is_array()) {
-    bad(key, "expected an array of strings");
-  }
-  std::vector<std::string> out;
-  out.reserve(v.get_array().size());
-  for (const auto& item : v.get_array()) {
-    out.push_back(get_string(item, key));
-  }
-  return out;
+  return field(json_as_strings(v, key));
 }
 
 // A process ID: 1 or more (a forged 0 or -1 would name a process group or

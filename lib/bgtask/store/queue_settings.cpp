@@ -5,6 +5,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/json_fields.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -69,20 +70,23 @@ QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue)
   if (object == nullptr) {
     return corrupt("not a JSON object");
   }
-  const auto* schema = object->if_contains("schema");
-  const auto* named = object->if_contains("queue");
-  const auto* slots = object->if_contains("slots");
-  if (schema == nullptr || !schema->is_int64() || schema->get_int64() != k_settings_schema) {
+  const auto field = [&](std::string_view key, auto read) {
+    const auto* v = json_field(*object, key);
+    return v != nullptr ? read(*v, key) : decltype(read(*v, key))(Failure{"missing"});
+  };
+  const auto schema = field("schema", json_as_integer);
+  const auto named = field("queue", json_as_string);
+  const auto slots = field("slots", json_as_integer);
+  if (!schema || *schema != k_settings_schema) {
     return corrupt("unsupported schema");
   }
-  if (named == nullptr || !named->is_string() || named->get_string() != queue) {
+  if (!named || *named != queue) {
     return corrupt("names another queue");
   }
-  if (slots == nullptr || !slots->is_int64() || slots->get_int64() < 0 ||
-      slots->get_int64() > static_cast<std::int64_t>(k_max_queue_slots)) {
+  if (!slots || *slots < 0 || *slots > static_cast<std::int64_t>(k_max_queue_slots)) {
     return corrupt("slots must be a whole number from 0 to 1000");
   }
-  return std::optional(static_cast<std::size_t>(slots->get_int64()));
+  return std::optional(static_cast<std::size_t>(*slots));
 }
 
 std::size_t slots_of(const QueueSettings& settings)
