@@ -2,6 +2,8 @@
 // TypeScript SDK client over stdio. Usage: node e2e.mjs BGTASK TASK_DIR
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CallToolResultSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { readdirSync } from "node:fs";
 import assert from "node:assert/strict";
 
 const [bgtask, dir] = process.argv.slice(2);
@@ -18,14 +20,21 @@ async function connect() {
   return { client, transport };
 }
 
-// Calls a tool and returns its structuredContent; fails on isError.
+// Calls a tool and returns its structuredContent; fails on isError. The
+// text content is one short line, not the data a second time.
 async function call(client, name, args) {
   const result = await client.callTool({ name, arguments: args });
   assert.equal(result.isError, false, `${name}: ${JSON.stringify(result.content)}`);
   assert.equal(result.content[0].type, "text");
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  assert.ok(result.content[0].text.length < 200 && !result.content[0].text.includes("\n"),
+    `${name}: text content ${JSON.stringify(result.content[0].text)}`);
   return result.structuredContent;
 }
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sizeOf = (result) => JSON.stringify(result).length;
+// The threads of the server process.
+const threads = (pid) => readdirSync(`/proc/${pid}/task`).length;
 
 // Reads by cursor until `complete`; returns the text and the last cursor.
 async function readToEnd(client, id, cursor, maxBytes) {
@@ -53,9 +62,13 @@ let { client, transport } = await connect();
 // The handshake and the tool table with declared schemas.
 assert.equal(client.getServerVersion().name, "bgtask");
 assert.ok(client.getServerCapabilities().tools, "no tools capability");
+assert.ok(client.getServerCapabilities().tasks?.requests?.tools?.call, "no tasks capability");
 const { tools } = await client.listTools();
 assert.deepEqual(tools.map((t) => t.name).sort(), ["cancel", "list", "output", "start", "status", "wait"]);
 for (const tool of tools) {
+  assert.ok(tool.title && tool.annotations, `${tool.name}: no title or annotations`);
+  assert.equal(tool.annotations.readOnlyHint, ["status", "list", "output", "wait"].includes(tool.name), `${tool.name}: readOnlyHint`);
+  assert.equal(tool.annotations.destructiveHint, tool.name === "cancel", `${tool.name}: destructiveHint`);
   assert.equal(tool.inputSchema.type, "object", `${tool.name}: inputSchema`);
   assert.equal(tool.outputSchema.type, "object", `${tool.name}: outputSchema`);
   assert.ok(tool.description.length > 10, `${tool.name}: description`);
@@ -64,6 +77,25 @@ const output = tools.find((t) => t.name === "output");
 assert.deepEqual(output.inputSchema.required, ["id"]);
 assert.ok(output.outputSchema.properties.cursor && output.outputSchema.properties.complete);
 await client.ping();
+
+// Strict arguments: every schema is closed; a guessed name is refused with
+// the nearest real one, before anything starts; errors name the argument.
+for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name}: open schema`);
+const refused = async (name, args, pattern) =>
+  assert.rejects(client.callTool({ name, arguments: args }), (e) => {
+    assert.equal(e.code, -32602, e.message);
+    assert.match(e.message, pattern);
+    return true;
+  });
+await refused("start", { argv: ["sleep", "100"], timeout: 5 }, /unknown argument 'timeout'; did you mean 'timeout_s'\?/);
+await refused("start", { argv: ["true"], envs: { PORT: "3000" } }, /unknown argument 'envs'; did you mean 'env'\?/);
+await refused("wait", { id: "x", until: "ready" }, /unknown argument 'until'; did you mean 'until_(output|port)'\?/);
+await refused("list", { colour: "red" }, /unknown argument 'colour'; known: /);
+await refused("start", { argv: ["true"], timeout_s: 0 }, /argument 'timeout_s' must be greater than 0/);
+await refused("start", { argv: ["true"], timeout_s: "5" }, /argument 'timeout_s' must be a number/);
+await refused("start", { argv: ["true"], max_output: "lots" }, /argument 'max_output'/);
+await refused("output", { id: "x", from: "middle" }, /argument 'from' must be one of/);
+assert.equal((await call(client, "list", {})).tasks.length, 0, "a refused start started a task");
 
 // A task's output read by cursor to the end: exactly what it printed.
 const short = await call(client, "start", {
@@ -108,7 +140,6 @@ const ended = await call(client, "wait", { id: build.id, timeout_s: 60 });
 assert.equal(ended.state, "failed");
 assert.match(ended.tail, /note 9\n$/);
 assert.ok(ended.tail.length <= 1024, "wait's tail is not bounded");
-const sizeOf = (result) => JSON.stringify(result).length;
 const tailRead = await client.callTool({ name: "output", arguments: { id: build.id, tail_lines: 12 } });
 assert.ok(sizeOf(tailRead) < 4096, `tail_lines answer of ${sizeOf(tailRead)} bytes`);
 assert.match(tailRead.structuredContent.text, /src\/main.c:42: error: expected ;/);
@@ -158,6 +189,99 @@ assert.equal(before + after.text, numbered(1, 200));
 const done = await call(client, "wait", { id: slow.id, timeout_s: 30 });
 assert.equal(done.end, "task_ended");
 assert.equal(done.state, "succeeded");
+
+// Concurrent and cancellable: a 10 s wait blocks only itself; ping answers
+// at once; the wait reports progress; notifications/cancelled ends it.
+const sleeper = await call(client, "start", { argv: ["sleep", "30"], name: "sleeper" });
+await sleep(200); // the threads of the calls before have ended
+const baseline = threads(transport.pid);
+const abort = new AbortController();
+let progressed = 0;
+const waiting = client.callTool({ name: "wait", arguments: { id: sleeper.id, timeout_s: 10 } }, CallToolResultSchema,
+  { signal: abort.signal, onprogress: () => progressed++, timeout: 20000 });
+waiting.catch(() => {});
+await sleep(300);
+const pingStart = performance.now();
+await client.ping();
+const pingMs = performance.now() - pingStart;
+assert.ok(pingMs < 100, `ping took ${pingMs} ms during a wait`);
+const quick = await call(client, "status", { id: sleeper.id });
+assert.equal(quick.task.state, "running");
+assert.ok(threads(transport.pid) > baseline, "the wait has no thread of its own");
+for (let i = 0; i < 40 && progressed === 0; i++) await sleep(100);
+assert.ok(progressed > 0, "no progress notification during a long wait");
+abort.abort("the user interrupted");
+await assert.rejects(waiting);
+let waitEnded = false;
+for (let i = 0; i < 50 && !waitEnded; i++) {
+  waitEnded = threads(transport.pid) <= baseline;
+  if (!waitEnded) await sleep(20);
+}
+assert.ok(waitEnded, "the cancelled wait still runs in the server");
+console.log(`ping during a wait: ${pingMs.toFixed(1)} ms`);
+
+// list of 50 more tasks stays small.
+await Promise.all(Array.from({ length: 50 }, (_, i) => call(client, "start", { argv: ["true"], name: `many-${i}` })));
+const many = await client.callTool({ name: "list", arguments: {} });
+assert.ok(many.structuredContent.tasks.length >= 50);
+assert.ok(sizeOf(many) < 16384, `list of ${many.structuredContent.tasks.length} tasks is ${sizeOf(many)} bytes`);
+console.log(`list of ${many.structuredContent.tasks.length} tasks: ${sizeOf(many)} bytes`);
+const verbose = await call(client, "status", { id: sleeper.id, verbose: true });
+assert.ok(verbose.task.owner, "verbose: not the whole record");
+console.log(`status: ${sizeOf(quick)} bytes; verbose: ${sizeOf(verbose)} bytes`);
+
+// MCP Tasks: a task-augmented start followed to its result, with status notifications.
+await client.listTools(); // this client learns which tools run as tasks
+const statuses = [];
+client.setNotificationHandler(TaskStatusNotificationSchema, (n) => statuses.push(n.params));
+let created = null;
+let final = null;
+for await (const m of client.experimental.tasks.callToolStream({ name: "start", arguments: { shell: "echo hello; sleep 1" } })) {
+  if (m.type === "taskCreated") created = m.task;
+  if (m.type === "result") final = m.result;
+  if (m.type === "error") throw m.error;
+}
+assert.match(created.taskId, /^[0-9a-z]{12}$/);
+assert.equal(created.status, "working");
+assert.equal(final.isError, false);
+assert.equal(final.structuredContent.state, "succeeded");
+assert.equal(final.structuredContent.tail, "hello\n");
+for (let i = 0; i < 50 && !statuses.some((n) => n.taskId === created.taskId && n.status === "completed"); i++) await sleep(50);
+assert.ok(statuses.some((n) => n.taskId === created.taskId && n.status === "completed"), "no completed status notification");
+const page = await client.experimental.tasks.listTasks();
+assert.equal(page.tasks.length, 50);
+assert.ok(page.nextCursor, "tasks/list is not paginated");
+const next = await client.experimental.tasks.listTasks(page.nextCursor);
+assert.ok(next.tasks.some((t) => t.taskId === created.taskId));
+
+// cancelTask, then a second one of the ended task is refused.
+const toCancel = await call(client, "start", { argv: ["sleep", "100"] });
+const cancelledTask = await client.experimental.tasks.cancelTask(toCancel.id);
+assert.equal(cancelledTask.status, "cancelled");
+assert.equal((await client.experimental.tasks.getTask(toCancel.id)).status, "cancelled");
+await assert.rejects(client.experimental.tasks.cancelTask(toCancel.id), (e) => e.code === -32602);
+await assert.rejects(client.experimental.tasks.getTask("zzzzzzzzzzzz"), (e) => e.code === -32602);
+
+// The server is killed while a task runs; a new server answers for it.
+let durable = null;
+for await (const m of client.experimental.tasks.callToolStream({ name: "start", arguments: { shell: "sleep 2; echo 'fatal: out of cheese'; exit 3" } })) {
+  if (m.type === "taskCreated") { durable = m.task; break; }
+}
+process.kill(transport.pid, "SIGKILL");
+await sleep(200);
+({ client, transport } = await connect());
+assert.equal((await client.experimental.tasks.getTask(durable.taskId)).status, "working");
+const outcome = await client.experimental.tasks.getTaskResult(durable.taskId, CallToolResultSchema);
+assert.equal(outcome.isError, true);
+assert.equal(outcome.structuredContent.state, "failed");
+assert.equal(outcome.structuredContent.exit_code, 3);
+assert.equal(outcome.structuredContent.tail, "fatal: out of cheese\n");
+assert.equal(outcome._meta["io.modelcontextprotocol/related-task"].taskId, durable.taskId);
+const afterRestart = await client.experimental.tasks.getTask(durable.taskId);
+assert.equal(afterRestart.status, "failed");
+assert.match(afterRestart.statusMessage, /exit 3/);
+assert.equal(afterRestart.ttl, null);
+await call(client, "cancel", { id: sleeper.id, grace_s: 0 });
 
 await client.close();
 console.log("ok");

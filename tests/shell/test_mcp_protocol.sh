@@ -24,7 +24,8 @@ for version in 2025-06-18 2025-11-25 1999-01-01; do
   [ "$(reply 1 | jq -r .result.protocolVersion)" = "$expected" ] || fail "asked $version, got $(reply 1)"
   [ "$(wc -l <"$WORK/out")" -eq 1 ] || fail "a notification was answered: $(cat "$WORK/out")"
 done
-[ "$(reply 1 | jq -c .result.capabilities)" = '{"tools":{}}' ] || fail "capabilities: $(reply 1)"
+[ "$(reply 1 | jq -c .result.capabilities)" = '{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}' ] ||
+  fail "capabilities: $(reply 1)"
 
 mcp_session "${init/VERSION/2025-11-25}" \
   'not json' \
@@ -57,7 +58,15 @@ grep -q 'no task matches' <<<"$(reply 9 | jq -r '.result.content[0].text')" || f
 [ "$(reply 10 | jq .result.isError)" = false ] || fail "start: $(reply 10)"
 [ "$(reply 11 | jq -c .result)" = '{}' ] || fail "ping: $(reply 11)"
 id=$(reply 10 | jq -r .result.structuredContent.id)
-[ "$(reply 10 | jq -r '.result.content[0].text' | jq -r .id)" = "$id" ] || fail "text and structuredContent differ"
+[ "$(reply 10 | jq -r '.result.content[0].text')" = "started task $id (running)" ] ||
+  fail "the text is not the short line: $(reply 10)"
+# The end of stdin ends a long wait at once; its answer is still sent.
+started=$SECONDS
+mcp_session "${init/VERSION/2025-11-25}" \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"id":"'"$id"'","timeout_s":60}}}'
+[ "$rc" -eq 0 ] || fail "mcp exited $rc"
+[ $((SECONDS - started)) -lt 10 ] || fail "a wait kept the server $((SECONDS - started)) s after stdin ended"
+[ "$(reply 2 | jq -r .result.structuredContent.end)" = interrupted ] || fail "the cut wait: $(reply 2)"
 # The server is gone; its task runs on.
 sleep 0.3
 [ "$(field "$id" .state)" = running ] || fail "the task did not outlive the server: $(field "$id" .state)"

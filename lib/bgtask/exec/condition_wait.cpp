@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,30 +235,63 @@ private:
   Milliseconds m_port_poll = k_port_poll_first;
 };
 
+// True once `fd` is readable (-1: never).
+bool readable(int fd)
+{
+  pollfd p{fd, POLLIN, 0};
+  return fd >= 0 && ::poll(&p, 1, 0) > 0;
+}
+
+// The watcher of one wait: a server's (hooks) hands its watch to no holder process.
+WatcherOptions watcher_options(const WaitHooks* hooks)
+{
+  WatcherOptions options;
+  options.output = WatchOutput::yes;
+  if (hooks != nullptr) {
+    options.hold = HoldWatch::no;
+  }
+  return options;
+}
+
 } // namespace
 
 ConditionResult wait_for_condition(const TaskDir& dir, const std::string& id,
                                    const WaitCondition& condition,
-                                   std::optional<Milliseconds> limit, Interrupts interrupts)
+                                   std::optional<Milliseconds> limit, Interrupts interrupts,
+                                   const WaitHooks* hooks)
 {
   const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
   ConditionResult result;
   result.record = load_current_record(dir, id);
   ConditionWaiter waiter(dir, id, condition);
-  TaskWatcher watcher(dir, WatchOutput::yes);
+  TaskWatcher watcher(dir, watcher_options(hooks));
   if (interrupts == Interrupts::end_wait) {
     watcher.watch_interrupts();
   }
+  const int stop_fd = hooks != nullptr ? hooks->stop_fd : -1;
+  if (stop_fd >= 0) {
+    watcher.watch_fd(stop_fd, [] { return true; });
+  }
+  const bool reports = hooks != nullptr && hooks->report && hooks->report_every.count() > 0;
+  auto next_report = Clock::now() + (reports ? hooks->report_every : Milliseconds{0});
   for (;;) {
     if (const auto end = waiter.check(result)) {
       result.end = *end;
       return result;
     }
-    if (interrupts == Interrupts::end_wait && interrupt_signal() != 0) {
+    if ((interrupts == Interrupts::end_wait && interrupt_signal() != 0) || readable(stop_fd)) {
       result.end = ConditionEnd::interrupted;
       return result;
     }
+    if (reports && Clock::now() >= next_report) {
+      hooks->report(result);
+      next_report = Clock::now() + hooks->report_every;
+    }
     auto left = waiter.next_check(result);
+    if (reports) {
+      const auto until_report = std::chrono::ceil<Milliseconds>(next_report - Clock::now());
+      left = std::min(left.value_or(until_report), until_report);
+    }
     if (deadline) {
       const auto until_deadline = std::chrono::ceil<Milliseconds>(*deadline - Clock::now());
       if (until_deadline.count() <= 0) {

@@ -5,6 +5,7 @@
 #include <bgtask/util/duration.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <string>
@@ -45,6 +46,16 @@ struct ConditionResult
   Milliseconds quiet_for{0}; // how long the task had printed nothing when the wait ended
 };
 
+// How a server steers a wait: it ends as interrupted once `stop_fd` is
+// readable, `report` is called about every `report_every` while it lasts,
+// and it forks nothing (its watch is not handed to a holder process).
+struct WaitHooks
+{
+  int stop_fd = -1;
+  Milliseconds report_every{0};
+  std::function<void(const ConditionResult&)> report; // may be empty
+};
+
 // Waits until `condition` holds for task `id`, the task ends, `limit`
 // passes or (Interrupts::end_wait) an interrupt arrives. Output is read
 // once, from the start, as it grows: lines split across writes are joined
@@ -55,6 +66,7 @@ struct ConditionResult
 // Idleness counts from the output file's modification time.
 ConditionResult wait_for_condition(const TaskDir& dir, const std::string& id,
                                    const WaitCondition& condition,
-                                   std::optional<Milliseconds> limit, Interrupts interrupts);
+                                   std::optional<Milliseconds> limit, Interrupts interrupts,
+                                   const WaitHooks* hooks = nullptr);
 
 } // namespace bgtask

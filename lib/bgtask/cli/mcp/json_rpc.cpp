@@ -77,9 +77,16 @@ void RpcStream::send_error(const json::value& id, RpcError code, const std::stri
         {"error", {{"code", static_cast<int>(code)}, {"message", message}}}});
 }
 
+void RpcStream::send_notification(std::string_view method, json::object params)
+{
+  send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+}
+
 void RpcStream::send(const json::object& message)
 {
-  m_out << json::serialize(message) << '\n';
+  const std::string line = json::serialize(message) + "\n";
+  const std::lock_guard<std::mutex> lock(m_send);
+  m_out << line;
   m_out.flush();
 }
 

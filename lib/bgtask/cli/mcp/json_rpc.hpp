@@ -4,8 +4,10 @@
 #include <boost/json/value.hpp>
 
 #include <iosfwd>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace bgtask::mcp {
 
@@ -37,7 +39,8 @@ struct RpcMessage
 };
 
 // Reads newline-delimited JSON-RPC from `in` and writes to `out`, one
-// message per line, flushed at once.
+// message per line, flushed at once. Reading is for one thread; the sends
+// may come from any thread: each message is written whole, under a lock.
 class RpcStream
 {
 public:
@@ -53,6 +56,7 @@ public:
 
   void send_result(const boost::json::value& id, boost::json::value result);
   void send_error(const boost::json::value& id, RpcError code, const std::string& message);
+  void send_notification(std::string_view method, boost::json::object params);
 
 private:
   void send(const boost::json::object& message);
@@ -60,6 +64,7 @@ private:
 
   std::istream& m_in;
   std::ostream& m_out;
+  std::mutex m_send;
 };
 
 } // namespace bgtask::mcp

@@ -19,6 +19,6 @@ std::optional<std::vector<std::string>> opt_strings(const boost::json::object& a
                                                     const char* name);
 
 // A duration in seconds as bgtask's DUR text (milliseconds), e.g. "1500ms".
-std::string seconds_text(double seconds, const char* name);
+std::string seconds_text(double seconds);
 
 } // namespace bgtask::mcp

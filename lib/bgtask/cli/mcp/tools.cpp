@@ -13,7 +13,8 @@ namespace {
 
 // clang-format off
 // Schemas of the task record (README, "The record") and of the task ID argument.
-#define BGTASK_MCP_TASK R"j({"type":"object","description":"the task's record, as `bgtask status --json` prints it","properties":{"id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]}},"required":["id","state"]})j"
+#define BGTASK_MCP_TASK R"j({"type":"object","description":"the task's summary (with verbose: its whole record, as `bgtask status --json` prints it)","properties":{"id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]}},"required":["id","state"]})j"
+#define BGTASK_MCP_VERBOSE R"j("verbose":{"type":"boolean","description":"the whole record instead of its summary"})j"
 #define BGTASK_MCP_ID R"j("id":{"type":"string","description":"task ID, or a unique prefix of 4 or more characters"})j"
 
 constexpr const char* k_start_in = R"j({"type":"object","properties":{
@@ -21,19 +22,23 @@ constexpr const char* k_start_in = R"j({"type":"object","properties":{
  "shell":{"type":"string","description":"a command line run with /bin/sh -c (instead of argv)"},
  "cwd":{"type":"string","description":"working directory (default: the server's)"},
  "name":{"type":"string","description":"a name to find the task by"},
- "timeout_s":{"type":"number","minimum":0,"description":"stop the command after this many seconds (state timed_out)"},
+ "timeout_s":{"type":"number","exclusiveMinimum":0,"maximum":315360000,"description":"stop the command after this many seconds (state timed_out)"},
  "max_output":{"type":"string","description":"output bound: head and tail of SIZE/2 each are kept, e.g. 10M, or none (default 64M)"},
  "queue":{"type":"string","description":"run in this queue, one slot at a time unless set otherwise"},
- "after":{"type":"array","items":{"type":"string"},"description":"start only once these tasks have succeeded"}}})j";
+ "after":{"type":"array","items":{"type":"string"},"description":"start only once these tasks have succeeded"},
+ "env":{"type":"object","additionalProperties":{"type":"string"},"description":"variables set in the command's environment; their values are never stored"},
+ "dedupe":{"type":"boolean","description":"if an identical task is queued or running, return it instead of starting another"}}})j";
+constexpr const char* k_start_out = R"j({"type":"object","properties":{"id":{"type":"string"},"state":{"type":"string"},
+ "duplicate":{"type":"boolean","description":"dedupe: an identical task was queued or running, and this is it"}},"required":["id","state"]})j";
 constexpr const char* k_task_out =
   R"j({"type":"object","properties":{"id":{"type":"string"},"task":)j" BGTASK_MCP_TASK R"j(,"tail":{"type":"string","description":"the last lines of output asked for"}},"required":["id","task"]})j";
-constexpr const char* k_status_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
+constexpr const char* k_status_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID "," BGTASK_MCP_VERBOSE R"j(,
  "tail":{"type":"integer","minimum":0,"description":"also return the last N lines of output (at most 4 KiB)"}},"required":["id"]})j";
 constexpr const char* k_list_in = R"j({"type":"object","properties":{
  "state":{"type":"array","items":{"type":"string"},"description":"only tasks in one of these states (@STATES@, ...)"},
  "name":{"type":"string","description":"only tasks with this name"},
  "queue":{"type":"string","description":"only tasks of this queue"},
- "limit":{"type":"integer","minimum":0,"description":"only the newest N that match"}}})j";
+ "limit":{"type":"integer","minimum":0,"description":"only the newest N that match"},)j" BGTASK_MCP_VERBOSE R"j(}})j";
 constexpr const char* k_list_out =
   R"j({"type":"object","properties":{"tasks":{"type":"array","items":)j" BGTASK_MCP_TASK R"j(}},"required":["tasks"]})j";
 constexpr const char* k_output_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
@@ -57,45 +62,51 @@ constexpr const char* k_output_out = R"j({"type":"object","properties":{
  "total_matches":{"type":"integer"},"truncated":{"type":"boolean","description":"the bounds left matches out"},"scanned_bytes":{"type":"integer"}},
  "required":["id","state","cursor","dropped_bytes"]})j";
 constexpr const char* k_wait_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
- "timeout_s":{"type":"number","minimum":0,"maximum":60,"description":"return after this many seconds at most (default 30, at most 60); call again to wait longer"},
+ "timeout_s":{"type":"number","minimum":0,"description":"return after this many seconds at most (default 30; more than 60 is taken as 60 and reported in clamped); call again to wait longer"},
  "until_output":{"type":"string","description":"return once a line of output matches this regular expression (ECMAScript)"},
  "until_port":{"type":"integer","minimum":1,"maximum":65535,"description":"return once a process of the task listens on this TCP port"},
- "idle_s":{"type":"number","minimum":0,"description":"return once the task has printed nothing for this many seconds"}},"required":["id"]})j";
+ "idle_s":{"type":"number","exclusiveMinimum":0,"description":"return once the task has printed nothing for this many seconds"}},"required":["id"]})j";
 constexpr const char* k_wait_out = R"j({"type":"object","properties":{
  "id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]},
  "end":{"type":"string","enum":["met","idle","task_ended","gave_up","interrupted"],"description":"met: the line or port is there; idle; task_ended: the task finished (first); gave_up: timeout_s passed"},
  "line":{"type":["string","null"],"description":"the matching line"},
  "cursor":{"type":"string","description":"an output cursor: after the matching line, else at the end of the output"},
  "quiet_s":{"type":"number","description":"seconds since the task last printed"},
- "tail":{"type":"string","description":"once the task has ended: its last lines (at most 10, 1 KiB)"}},"required":["id","state","end","cursor"]})j";
-constexpr const char* k_cancel_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
+ "tail":{"type":"string","description":"once the task has ended: its last lines (at most 10, 1 KiB)"},
+ "clamped":{"type":"object","description":"arguments taken as a smaller value than given: name to value used"}},"required":["id","state","end","cursor"]})j";
+constexpr const char* k_cancel_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID "," BGTASK_MCP_VERBOSE R"j(,
  "grace_s":{"type":"number","minimum":0,"description":"seconds between TERM and KILL (default: the task's own grace)"}},"required":["id"]})j";
 constexpr const char* k_cancel_out =
   R"j({"type":"object","properties":{"id":{"type":"string"},"was_final":{"type":"boolean"},"task":)j" BGTASK_MCP_TASK R"j(},"required":["id","was_final","task"]})j";
 // clang-format on
 
+constexpr ToolHints k_reads{true, false, true};
+constexpr ToolHints k_starts{false, false, false};
+constexpr ToolHints k_stops{false, true, true};
+
 const std::array<Tool, 6> k_tools{{
-  {"start",
+  {"start", "Start a background task",
    "Start a command in the background; returns its task ID at once. The task keeps running "
    "after this server exits, and its output is kept in the task directory.",
-   k_start_in, k_task_out, tool_start},
-  {"status",
-   "A task's current record: state, exit code, times, progress, output size; with tail, "
-   "its last lines of output.",
-   k_status_in, k_task_out, tool_status},
-  {"list", "The tasks of the task directory, oldest first, with optional filters.", k_list_in,
-   k_list_out, tool_list},
-  {"output",
+   k_start_in, k_start_out, tool_start_launched, k_starts, true},
+  {"status", "Task status",
+   "A task's summary: state, exit code, times, progress, output size; with tail, its last "
+   "lines of output; with verbose, the whole record.",
+   k_status_in, k_task_out, tool_status, k_reads},
+  {"list", "List tasks", "The tasks of the task directory, oldest first, with optional filters.",
+   k_list_in, k_list_out, tool_list, k_reads},
+  {"output", "Read task output",
    "Read a task's output after a cursor, at most max_bytes at a time: pass the returned "
    "cursor to the next call to read only what is new. Cursors stay valid across restarts. "
    "tail_lines reads the end (where a failure shows); grep finds lines by regular expression.",
-   k_output_in, k_output_out, tool_output},
-  {"wait",
+   k_output_in, k_output_out, tool_output, k_reads},
+  {"wait", "Wait for a task",
    "Wait (at most 60 s per call) until the task ends, or a line matches until_output, or "
-   "it listens on until_port, or it was idle for idle_s.",
-   k_wait_in, k_wait_out, tool_wait},
-  {"cancel", "Stop a task: TERM to its processes, KILL after the grace time.", k_cancel_in,
-   k_cancel_out, tool_cancel},
+   "it listens on until_port, or it was idle for idle_s. An ended task's last lines come "
+   "with the result.",
+   k_wait_in, k_wait_out, tool_wait, k_reads},
+  {"cancel", "Cancel a task", "Stop a task: TERM to its processes, KILL after the grace time.",
+   k_cancel_in, k_cancel_out, tool_cancel, k_stops},
 }};
 
 } // namespace
@@ -121,12 +132,30 @@ boost::json::value parse_schema(std::string_view text)
 
 } // namespace
 
+boost::json::object input_schema(const Tool& tool)
+{
+  boost::json::object schema = parse_schema(tool.input_schema).as_object();
+  schema["additionalProperties"] = false;
+  return schema;
+}
+
 boost::json::object describe_tool(const Tool& tool)
 {
-  return {{"name", tool.name},
-          {"description", tool.description},
-          {"inputSchema", parse_schema(tool.input_schema)},
-          {"outputSchema", parse_schema(tool.output_schema)}};
+  boost::json::object o{{"name", tool.name},
+                        {"title", tool.title},
+                        {"description", tool.description},
+                        {"inputSchema", input_schema(tool)},
+                        {"outputSchema", parse_schema(tool.output_schema)},
+                        {"annotations",
+                         {{"title", tool.title},
+                          {"readOnlyHint", tool.hints.read_only},
+                          {"destructiveHint", tool.hints.destructive},
+                          {"idempotentHint", tool.hints.idempotent},
+                          {"openWorldHint", false}}}};
+  if (tool.task_support) {
+    o["execution"] = {{"taskSupport", "optional"}};
+  }
+  return o;
 }
 
 } // namespace bgtask::mcp

@@ -23,6 +23,9 @@ namespace {
 constexpr double k_max_wait_s = 60;
 constexpr double k_default_wait_s = 30;
 
+// How often a long wait reports progress, when the client asked for it.
+constexpr Milliseconds k_progress_every{2000};
+
 // The bounds of a search's answer unless the arguments set them.
 constexpr std::int64_t k_default_grep_matches = 20;
 constexpr std::int64_t k_default_grep_bytes = 2048;
@@ -88,7 +91,8 @@ json::value output_tail_text(const TaskDir& dir, const std::string& id, std::siz
     to_agent_text(read_output_slice(dir, id, from, max_bytes).data, Controls::strip).text);
 }
 
-json::object tool_output(const TaskDir& dir, const json::object& args)
+json::object tool_output(const TaskDir& dir, const json::object& args,
+                         const ToolContext& /*context*/)
 {
   const std::string id = resolve_task_id(dir, required_string(args, "id"));
   if (args.contains("grep")) {
@@ -110,7 +114,7 @@ json::object tool_output(const TaskDir& dir, const json::object& args)
                                                                            : Controls::strip);
 }
 
-json::object tool_wait(const TaskDir& dir, const json::object& args)
+json::object tool_wait(const TaskDir& dir, const json::object& args, const ToolContext& context)
 {
   const std::string id = resolve_task_id(dir, required_string(args, "id"));
   WaitCondition condition;
@@ -129,11 +133,22 @@ json::object tool_wait(const TaskDir& dir, const json::object& args)
   if (const auto idle = opt_number(args, "idle_s")) {
     condition.idle = from_seconds(*idle);
   }
-  const double seconds =
-    std::min(opt_number(args, "timeout_s").value_or(k_default_wait_s), k_max_wait_s);
+  const double asked = opt_number(args, "timeout_s").value_or(k_default_wait_s);
+  const double seconds = std::min(asked, k_max_wait_s);
+  WaitHooks hooks;
+  hooks.stop_fd = context.cancel_fd;
+  if (context.progress) {
+    hooks.report_every = k_progress_every;
+    hooks.report = [&](const ConditionResult& now) {
+      context.progress("task " + id + " " + std::string(to_string(now.record.state)) + ", waiting");
+    };
+  }
   const ConditionResult result =
-    wait_for_condition(dir, id, condition, from_seconds(seconds), Interrupts::ignore);
+    wait_for_condition(dir, id, condition, from_seconds(seconds), Interrupts::ignore, &hooks);
   json::object answer = condition_result_to_json(result);
+  if (seconds < asked) {
+    answer["clamped"] = {{"timeout_s", seconds}};
+  }
   if (is_final(result.record.state)) {
     answer["tail"] = output_tail_text(dir, id, k_wait_tail_lines, k_wait_tail_bytes);
   }

@@ -1,3 +1,5 @@
+#include <bgtask/cli/mcp/launcher.hpp>
+#include <bgtask/cli/mcp/task_summary.hpp>
 #include <bgtask/cli/mcp/tool_args.hpp>
 #include <bgtask/cli/mcp/tools.hpp>
 #include <bgtask/cli/mcp/tools_impl.hpp>
@@ -38,12 +40,48 @@ std::vector<std::string> start_arguments(const json::object& args)
   add("--queue", opt_string(args, "queue"));
   add("-c", opt_string(args, "shell"));
   if (const auto timeout = opt_number(args, "timeout_s")) {
-    add("--timeout", seconds_text(*timeout, "timeout_s"));
+    add("--timeout", seconds_text(*timeout));
   }
   for (const auto& id : opt_strings(args, "after").value_or(std::vector<std::string>{})) {
     add("--after", id);
   }
+  if (const auto* env = args.if_contains("env"); env && env->is_object()) {
+    for (const auto& [name, value] : env->as_object()) {
+      add("--env", std::string(name) + "=" + std::string(value.as_string()));
+    }
+  }
+  if (opt_bool(args, "dedupe").value_or(false)) {
+    own.emplace_back("--dedupe");
+  }
   return own;
+}
+
+// `message` of the start options with each option named as the argument
+// that gave it ("--timeout must be..." -> "argument 'timeout_s' must be...").
+std::string with_argument_names(std::string message)
+{
+  static const std::pair<std::string_view, std::string_view> k_names[] = {
+    {"--max-output", "max_output"},
+    {"--timeout", "timeout_s"},
+    {"--after", "after"},
+    {"--queue", "queue"},
+    {"--name", "name"},
+    {"--cwd", "cwd"},
+    {"--env", "env"},
+    {"--dedupe", "dedupe"}};
+  for (const auto& [option, argument] : k_names) {
+    for (auto at = message.find(option); at != std::string::npos; at = message.find(option)) {
+      auto end = at + option.size();
+      const bool quoted =
+        at > 0 && message[at - 1] == '\'' && end < message.size() && message[end] == '\'';
+      if (quoted) {
+        --at;
+        ++end;
+      }
+      message.replace(at, end - at, "argument '" + std::string(argument) + "'");
+    }
+  }
+  return message;
 }
 
 } // namespace
@@ -56,23 +94,55 @@ json::object tool_start(const TaskDir& dir, const json::object& args)
   }
   po::options_description options("Options");
   add_start_options(options);
-  po::variables_map vm;
+  StartPlan plan;
   try {
+    po::variables_map vm;
     po::store(po::command_line_parser(start_arguments(args)).options(options).run(), vm);
     po::notify(vm);
+    plan = build_start_plan(vm, std::move(command));
   } catch (const po::error& e) {
-    throw_usage(e.what());
+    throw ToolArgumentError{with_argument_names(e.what())};
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::usage) {
+      throw;
+    }
+    throw ToolArgumentError{with_argument_names(e.what())};
   }
-  const StartResult result = start_task(dir, build_start_plan(vm, std::move(command)));
+  const StartResult result = start_task(dir, std::move(plan));
   require_durable_record(dir, result);
   require_launched(result);
-  return {{"id", result.id}, {"task", record_to_json(load_current_record(dir, result.id))}};
+  json::object answer{{"id", result.id},
+                      {"state", to_string(load_current_record(dir, result.id).state)}};
+  if (result.duplicate) {
+    answer["duplicate"] = true; // dedupe: an identical task was running; nothing started
+  }
+  return answer;
 }
 
-json::object tool_status(const TaskDir& dir, const json::object& args)
+json::object tool_start_launched(const TaskDir& /*dir*/, const json::object& args,
+                                 const ToolContext& context)
+{
+  return context.launcher->start(args);
+}
+
+namespace {
+
+// The record as a tool returns it: its summary, or with `verbose` all of it.
+json::value task_json(const TaskRecord& record, const json::object& args)
+{
+  if (opt_bool(args, "verbose").value_or(false)) {
+    return record_to_json(record);
+  }
+  return task_summary(record);
+}
+
+} // namespace
+
+json::object tool_status(const TaskDir& dir, const json::object& args,
+                         const ToolContext& /*context*/)
 {
   const std::string id = resolve_task_id(dir, required_string(args, "id"));
-  json::object answer{{"id", id}, {"task", record_to_json(load_current_record(dir, id))}};
+  json::object answer{{"id", id}, {"task", task_json(load_current_record(dir, id), args)}};
   if (const auto tail = opt_integer(args, "tail")) {
     answer["tail"] =
       output_tail_text(dir, id, static_cast<std::size_t>(*tail), k_status_tail_bytes);
@@ -80,7 +150,7 @@ json::object tool_status(const TaskDir& dir, const json::object& args)
   return answer;
 }
 
-json::object tool_list(const TaskDir& dir, const json::object& args)
+json::object tool_list(const TaskDir& dir, const json::object& args, const ToolContext& /*context*/)
 {
   std::vector<TaskState> states;
   for (const auto& name : opt_strings(args, "state").value_or(std::vector<std::string>{})) {
@@ -101,7 +171,7 @@ json::object tool_list(const TaskDir& dir, const json::object& args)
   json::array tasks;
   for (const auto& record : records) {
     if (states.empty() || std::find(states.begin(), states.end(), record.state) != states.end()) {
-      tasks.push_back(record_to_json(record));
+      tasks.push_back(task_json(record, args));
     }
   }
   if (limit && tasks.size() > static_cast<std::size_t>(*limit)) {
@@ -110,7 +180,8 @@ json::object tool_list(const TaskDir& dir, const json::object& args)
   return {{"tasks", std::move(tasks)}};
 }
 
-json::object tool_cancel(const TaskDir& dir, const json::object& args)
+json::object tool_cancel(const TaskDir& dir, const json::object& args,
+                         const ToolContext& /*context*/)
 {
   const std::string id = resolve_task_id(dir, required_string(args, "id"));
   std::optional<Milliseconds> grace;
@@ -120,7 +191,7 @@ json::object tool_cancel(const TaskDir& dir, const json::object& args)
   const CancelResult result = cancel_tasks(dir, {id}, grace);
   json::object answer{{"id", id},
                       {"was_final", result.was_final.front()},
-                      {"task", record_to_json(result.records.front())}};
+                      {"task", task_json(result.records.front(), args)}};
   if (!result.unanswered.empty()) {
     answer["unanswered"] = result.unanswered.front(); // the record is not final yet
   }
