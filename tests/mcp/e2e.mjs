@@ -144,9 +144,11 @@ const tailRead = await client.callTool({ name: "output", arguments: { id: build.
 assert.ok(sizeOf(tailRead) < 4096, `tail_lines answer of ${sizeOf(tailRead)} bytes`);
 assert.match(tailRead.structuredContent.text, /src\/main.c:42: error: expected ;/);
 assert.equal(tailRead.structuredContent.complete, true);
+console.log(`failing build: tail_lines answer ${sizeOf(tailRead)} bytes`);
 const grepRead = await client.callTool({ name: "output", arguments: { id: build.id, grep: "error:" } });
 assert.ok(sizeOf(grepRead) < 4096, `grep answer of ${sizeOf(grepRead)} bytes`);
 assert.equal(grepRead.structuredContent.matches[0].line, 199991);
+console.log(`failing build: grep answer ${sizeOf(grepRead)} bytes`);
 assert.equal(grepRead.structuredContent.matches[0].text, "src/main.c:42: error: expected ;");
 const statusTail = await call(client, "status", { id: build.id, tail: 2 });
 assert.equal(statusTail.tail, "note 8\nnote 9\n");
