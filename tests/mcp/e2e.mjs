@@ -222,6 +222,19 @@ for (let i = 0; i < 50 && !waitEnded; i++) {
 assert.ok(waitEnded, "the cancelled wait still runs in the server");
 console.log(`ping during a wait: ${pingMs.toFixed(1)} ms`);
 
+// env reaches the command and its values are not stored; dedupe finds the running twin;
+// a clamped wait says so.
+const withEnv = await call(client, "start", { shell: "echo \"$GREETING\"", env: { GREETING: "hi there" } });
+const greeted = await call(client, "wait", { id: withEnv.id, timeout_s: 600 });
+assert.equal(greeted.tail, "hi there\n");
+assert.deepEqual(greeted.clamped, { timeout_s: 60 });
+const greetedRecord = await call(client, "status", { id: withEnv.id, verbose: true });
+assert.deepEqual(greetedRecord.task.env_names, ["GREETING"]);
+assert.ok(!JSON.stringify(greetedRecord).includes("hi there"), "an env value was stored");
+const twin = await call(client, "start", { argv: ["sleep", "30"], name: "sleeper", dedupe: true });
+assert.equal(twin.id, sleeper.id);
+assert.equal(twin.duplicate, true);
+
 // list of 50 more tasks stays small.
 await Promise.all(Array.from({ length: 50 }, (_, i) => call(client, "start", { argv: ["true"], name: `many-${i}` })));
 const many = await client.callTool({ name: "list", arguments: {} });

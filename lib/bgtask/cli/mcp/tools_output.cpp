@@ -147,7 +147,7 @@ json::object tool_wait(const TaskDir& dir, const json::object& args, const ToolC
     wait_for_condition(dir, id, condition, from_seconds(seconds), Interrupts::ignore, &hooks);
   json::object answer = condition_result_to_json(result);
   if (seconds < asked) {
-    answer["clamped"] = {{"timeout_s", seconds}};
+    answer["clamped"] = {{"timeout_s", static_cast<std::int64_t>(seconds)}}; // 60, not 6E1
   }
   if (is_final(result.record.state)) {
     answer["tail"] = output_tail_text(dir, id, k_wait_tail_lines, k_wait_tail_bytes);
