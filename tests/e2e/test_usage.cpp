@@ -170,6 +170,31 @@ TEST_F(Usage, RefusesUnknownOptionsAndCommands)
   EXPECT_EQ(no_command.exit_code, 2) << no_command;
 }
 
+TEST_F(Usage, SuggestsWhatAMistypedOrBorrowedWordMeant)
+{
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+    {{"rm"}, "did you mean 'cleanup'?"},
+    {{"restart"}, "did you mean 'rerun'?"},
+    {{"tail"}, "did you mean 'output'?"},
+    {{"logs"}, "did you mean 'output'?"},
+    {{"kill"}, "did you mean 'cancel'?"},
+    {{"ps"}, "did you mean 'list'?"},
+    {{"stauts"}, "did you mean 'status'?"},
+    {{"start", "--tiemout", "5s", "--", "true"}, "did you mean '--timeout'?"},
+    {{"list", "--stat", "running"}, "did you mean '--state'?"},
+    {{"start", "ls", "-la"}, "put `--` before the command"},
+  };
+  for (const auto& [args, hint] : cases) {
+    const Result result = bg(args);
+    EXPECT_EQ(result.exit_code, 2) << result;
+    EXPECT_NE(result.err.find(hint), std::string::npos) << args.front() << ": " << result;
+  }
+  // A short word is never corrected into an unrelated command.
+  const Result rm = bg({"rm"});
+  EXPECT_EQ(rm.err.find("'run'"), std::string::npos) << rm;
+  EXPECT_TRUE(dir_entries().empty());
+}
+
 TEST_F(Usage, RefusesADirectoryWritableByOthers)
 {
   ASSERT_EQ(::chmod(dir().c_str(), 0777), 0);

@@ -3,6 +3,7 @@
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_state.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/spelling.hpp>
 #include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
@@ -102,6 +103,34 @@ std::string extra_operand_message(const Command& command, const std::vector<std:
          "' (usage: bgtask " + name + " " + std::string(command.usage) + ")";
 }
 
+// Why an unknown option was refused: `start ls -la` needs `--` before the
+// command; `--tiemout` was probably `--timeout`.
+std::string unknown_option_message(const Command& command, const po::options_description& visible,
+                                   const std::vector<std::string>& args,
+                                   const po::unknown_option& error)
+{
+  const std::string option = error.get_option_name();
+  const auto first_word = std::find_if(args.begin(), args.end(),
+                                       [](const std::string& a) { return !a.starts_with('-'); });
+  const auto at = std::find(args.begin(), args.end(), option);
+  if (command.operands == Operands::command && first_word < at) {
+    return extra_operand_message(command, args);
+  }
+  std::string message = "bgtask " + std::string(command.name) + ": unknown option '" +
+                        escape_for_terminal(option, KeepNewlines::no) + "'";
+  if (option.starts_with("--")) {
+    std::vector<std::string_view> names;
+    for (const auto& declared : visible.options()) {
+      names.emplace_back(declared->long_name());
+    }
+    const std::string_view bare = std::string_view(option).substr(2);
+    if (const auto meant = nearest_spelling(bare.substr(0, bare.find('=')), names)) {
+      message += "; did you mean '--" + std::string(*meant) + "'?";
+    }
+  }
+  return message + " (see bgtask " + std::string(command.name) + " --help)";
+}
+
 } // namespace
 
 po::options_description visible_options(const Command& command)
@@ -167,6 +196,8 @@ std::optional<CommandArgs> parse_command_args(const Command& command,
     po::notify(parsed.options);
   } catch (const po::too_many_positional_options_error&) {
     throw_usage(extra_operand_message(command, own));
+  } catch (const po::unknown_option& e) {
+    throw_usage(unknown_option_message(command, visible, own, e));
   } catch (const po::error& e) {
     throw_usage("bgtask " + std::string(command.name) + ": " + e.what() + " (see bgtask " +
                 std::string(command.name) + " --help)");

@@ -6,9 +6,11 @@
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/proc/standard_streams.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/spelling.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -37,44 +39,49 @@ void print_help(std::ostream& out)
          "  --version    show the version\n";
 }
 
-// Edit distance counting a swap of two neighbours as one edit (optimal
-// string alignment), so `stauts` is 1 from `status`.
-std::size_t edit_distance(std::string_view a, std::string_view b)
+// Words other background-job tools use for a bgtask command.
+struct PeerWord
 {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) {
-    d[i][0] = i;
-  }
-  for (std::size_t j = 0; j <= b.size(); ++j) {
-    d[0][j] = j;
-  }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
+  std::string_view word;
+  std::string_view command;
+};
+constexpr std::array<PeerWord, 13> k_peer_words{{{"rm", "cleanup"},
+                                                 {"remove", "cleanup"},
+                                                 {"restart", "rerun"},
+                                                 {"retry", "rerun"},
+                                                 {"log", "output"},
+                                                 {"logs", "output"},
+                                                 {"tail", "output"},
+                                                 {"follow", "output"},
+                                                 {"show", "output"},
+                                                 {"kill", "cancel"},
+                                                 {"stop", "cancel"},
+                                                 {"ps", "list"},
+                                                 {"ls", "list"}}};
+
+// The command `name` most likely meant: a peer tool's word for it, else the
+// nearest visible command by spelling.
+std::optional<std::string_view> meant_command(std::string_view name)
+{
+  for (const auto& peer : k_peer_words) {
+    if (peer.word == name) {
+      return peer.command;
     }
   }
-  return d[a.size()][b.size()];
+  std::vector<std::string_view> names;
+  for (const auto& command : all_commands()) {
+    if (!is_hidden(command)) {
+      names.emplace_back(command.name);
+    }
+  }
+  return nearest_spelling(name, names);
 }
 
-// Suggests the nearest visible command (at most 2 edits away), if any.
 [[noreturn]] void unknown_command(const std::string& name)
 {
   std::string message = "unknown command '" + escape_for_terminal(name, KeepNewlines::no) + "'";
-  const Command* nearest = nullptr;
-  std::size_t best = 3;
-  for (const auto& command : all_commands()) {
-    const std::size_t distance = edit_distance(name, command.name);
-    if (!is_hidden(command) && distance < best) {
-      nearest = &command;
-      best = distance;
-    }
-  }
-  if (nearest != nullptr) {
-    message += "; did you mean '" + std::string(nearest->name) + "'?";
+  if (const auto meant = meant_command(name)) {
+    message += "; did you mean '" + std::string(*meant) + "'?";
   }
   throw_usage(message + " (see bgtask --help)");
 }

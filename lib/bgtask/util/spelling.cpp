@@ -1,0 +1,44 @@
+#include <bgtask/util/spelling.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace bgtask {
+
+std::size_t edit_distance(std::string_view a, std::string_view b)
+{
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) {
+    d[i][0] = i;
+  }
+  for (std::size_t j = 0; j <= b.size(); ++j) {
+    d[0][j] = j;
+  }
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::optional<std::string_view> nearest_spelling(std::string_view word,
+                                                 std::span<const std::string_view> candidates)
+{
+  std::optional<std::string_view> nearest;
+  std::size_t best = std::min<std::size_t>(3, (word.size() + 1) / 2);
+  for (const auto candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    if (distance < best) {
+      nearest = candidate;
+      best = distance;
+    }
+  }
+  return nearest;
+}
+
+} // namespace bgtask
