@@ -1,4 +1,5 @@
 #include <bgtask/cli/console.hpp>
+#include <bgtask/util/json_text.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -50,7 +51,7 @@ std::string for_stdout(std::string_view text)
 
 void print_json(const boost::json::value& value)
 {
-  const auto text = boost::json::serialize(value);
+  const auto text = json_text(value);
   std::cout << (stdout_is_terminal() ? escape_json_for_terminal(text) : text) << '\n';
 }
 

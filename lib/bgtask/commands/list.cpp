@@ -8,6 +8,7 @@
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/json_text.hpp>
 #include <bgtask/util/parallel.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
@@ -90,7 +91,7 @@ void print_summary(const std::vector<std::optional<Shown>>& shown, ListFormat fo
   for (const auto& [name, count] : counts) {
     o[name] = count;
   }
-  std::cout << boost::json::serialize(o) << '\n';
+  std::cout << json_text(o) << '\n';
 }
 
 struct Filter
@@ -255,8 +256,8 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
       shown.row = ok ? list_row(entry.record, columns, color)
                      : corrupt_list_row(entry.id, entry.reason, columns, color);
     } else {
-      shown.json = boost::json::serialize(ok ? record_to_json(entry.record)
-                                             : corrupt_record_to_json(entry.id, entry.reason));
+      shown.json = json_text(ok ? record_to_json(entry.record)
+                                : corrupt_record_to_json(entry.id, entry.reason));
     }
     return shown;
   };

@@ -11,6 +11,7 @@
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/util/json_fields.hpp>
+#include <bgtask/util/json_text.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <boost/json.hpp>
@@ -762,7 +763,7 @@ json::value corrupt_record_to_json(std::string_view id, std::string_view reason)
 
 std::string encode_record(const TaskRecord& record)
 {
-  auto text = json::serialize(record_to_json(record));
+  auto text = json_text(record_to_json(record));
   text.push_back('\n');
   return text;
 }

@@ -6,6 +6,7 @@
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/json_fields.hpp>
+#include <bgtask/util/json_text.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -101,7 +102,7 @@ void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t
   o["queue"] = std::string(queue);
   o["slots"] = slots;
   const auto guard = DirLock::acquire(dir, k_start_lock_file);
-  replace_file_atomically(dir, queue_settings_file_name(queue), boost::json::serialize(o) + "\n");
+  replace_file_atomically(dir, queue_settings_file_name(queue), json_text(o) + "\n");
 }
 
 std::vector<std::string> scan_queue_names(const TaskDir& dir)

@@ -1,7 +1,7 @@
 #include <bgtask/cli/mcp/json_rpc.hpp>
+#include <bgtask/util/json_text.hpp>
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <istream>
 #include <ostream>
@@ -84,7 +84,7 @@ void RpcStream::send_notification(std::string_view method, json::object params)
 
 void RpcStream::send(const json::object& message)
 {
-  const std::string line = json::serialize(message) + "\n";
+  const std::string line = json_text(message) + "\n";
   const std::lock_guard<std::mutex> lock(m_send);
   m_out << line;
   m_out.flush();
