@@ -32,13 +32,14 @@ TEST_F(OnExit, RunsOnceWithTheOutcomeInItsEnvironment)
 {
   const auto hook_output = work() / "hook";
   const std::string id =
-    start({"--on-exit",
-           "echo \"$BGTASK_ID $BGTASK_STATE $BGTASK_EXIT_CODE\" >> '" + hook_output.string() + "'",
+    start({"--name", "nightly", "--on-exit",
+           "echo \"$BGTASK_ID $BGTASK_NAME $BGTASK_STATE $BGTASK_EXIT_CODE\" >> '" +
+             hook_output.string() + "'",
            "-c", "exit 4"});
   EXPECT_EQ(wait_for(id), 4);
   ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
   EXPECT_EQ(on_exit_message(record(id)), "exit 0");
-  EXPECT_EQ(read_file(hook_output), id + " failed 4\n");
+  EXPECT_EQ(read_file(hook_output), id + " nightly failed 4\n");
 }
 
 TEST_F(OnExit, AFailingHookIsRecordedAndLeavesTheStateAlone)

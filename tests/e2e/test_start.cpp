@@ -93,6 +93,32 @@ TEST_F(Start, GivesTheCommandItsIdAndDirectory)
   EXPECT_EQ(output_of(id), id + " " + dir().string() + "\n");
 }
 
+TEST_F(Start, QuietPrintsNothingAndADedupeHitToo)
+{
+  const Result first = bg({"start", "--quiet", "--dedupe", "--name", "job", "--", "sleep", "60"});
+  EXPECT_EQ(first.exit_code, 0) << first;
+  EXPECT_EQ(first.out, "") << first;
+  const Result again = bg({"start", "-q", "--dedupe", "--name", "job", "--", "sleep", "60"});
+  EXPECT_EQ(again.exit_code, 0) << again;
+  EXPECT_EQ(again.out + again.err, "") << again;
+  const Result listed = bg({"list", "--format", "jsonl"});
+  EXPECT_EQ(std::count(listed.out.begin(), listed.out.end(), '\n'), 1) << listed;
+  EXPECT_EQ(bg({"cancel", "--all", "--quiet"}).exit_code, 0);
+}
+
+TEST_F(Start, ReachesItsOwnBinaryUnderAShortPath)
+{
+  // cron's PATH does not name the folder bgtask is in: a task still finds it.
+  e2e::RunOptions cron;
+  cron.env = {"PATH=/usr/bin:/bin"};
+  const Result started =
+    bg({"start", "-c", "echo \"$BGTASK_BIN\"; bgtask progress --percent 5"}, cron);
+  ASSERT_EQ(started.exit_code, 0) << started;
+  const std::string id = started.out.substr(0, started.out.find('\n'));
+  EXPECT_EQ(wait_for(id), 0) << output_of(id);
+  EXPECT_EQ(output_of(id), fs::canonical(e2e::bgtask_binary()).string() + "\n");
+}
+
 TEST_F(Start, OverridesAnInheritedTaskId)
 {
   const std::string id = start({"--env", "BGTASK_ID=0000000000zz", "-c", "echo \"$BGTASK_ID\""});

@@ -15,6 +15,8 @@ po::options_description start_options()
   po::options_description options;
   add_start_options(options);
   add_array_option(options);
+  options.add_options()("quiet,q",
+                        "print no ID (a cron line that prints nothing is mailed nothing)");
   return options;
 }
 
@@ -25,8 +27,10 @@ int run_start(const GlobalOptions& global, const CommandArgs& args)
   const TaskDir dir = open_task_dir(global);
   const StartResult result = start_task(dir, std::move(plan));
   require_durable_record(dir, result);
-  for (const auto& id : result.ids) {
-    std::cout << id << '\n';
+  if (vm.count("quiet") == 0) {
+    for (const auto& id : result.ids) {
+      std::cout << id << '\n';
+    }
   }
   std::cout.flush();
   if (!std::cout) {

@@ -147,8 +147,8 @@ constexpr std::array<Command, 15> k_commands{{
    .summary = "start a command in the background and print its task ID",
    .usage =
      "[--name N] [--cwd DIR] [--env K=V|NAME]... [--env-file FILE] [--timeout DUR] [--grace DUR] "
-     "[--max-output SIZE] [--queue Q [--slots N]] [--after ID[,ID...]] [--dedupe] [--max-running "
-     "N] "
+     "[--max-output SIZE] [--queue Q [--slots N]] [--after ID[,ID...]] [--dedupe] [--quiet] "
+     "[--max-running N] "
      "[--retry N [--retry-delay DUR] [--retry-on CODES|timed_out]] [--memory-max SIZE] "
      "[--pids-max N] [--cpu-max CPUS] [--on-exit 'SHELL STRING'] "
      "(-- CMD [ARG...] | -c 'SHELL STRING')",

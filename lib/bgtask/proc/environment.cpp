@@ -1,7 +1,10 @@
 #include <bgtask/proc/environment.hpp>
+#include <bgtask/util/split.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
+#include <unistd.h>
 
 extern char** environ;
 
@@ -36,6 +39,29 @@ std::vector<std::string> merged_environment(const std::vector<std::string>& addi
     }
   }
   return env;
+}
+
+} // namespace bgtask
+
+namespace bgtask {
+
+std::vector<std::string> own_binary_entries()
+{
+  std::string self(4096, '\0');
+  const ssize_t length = ::readlink("/proc/self/exe", self.data(), self.size());
+  if (length <= 0 || static_cast<std::size_t>(length) >= self.size()) {
+    return {};
+  }
+  self.resize(static_cast<std::size_t>(length));
+  const std::string folder = self.substr(0, std::max<std::size_t>(self.rfind('/'), 1));
+  const char* inherited = std::getenv("PATH");
+  const std::string path = inherited != nullptr ? inherited : "/usr/bin:/bin";
+  std::vector<std::string> entries{"BGTASK_BIN=" + self};
+  const auto folders = split(path, ':', EmptyParts::drop);
+  if (std::find(folders.begin(), folders.end(), folder) == folders.end()) {
+    entries.push_back("PATH=" + path + (path.empty() ? "" : ":") + folder);
+  }
+  return entries;
 }
 
 } // namespace bgtask

@@ -12,4 +12,9 @@ namespace bgtask {
 // order, then come the additions.
 std::vector<std::string> merged_environment(const std::vector<std::string>& additions);
 
+// BGTASK_BIN (this program's path) and, when PATH does not name its folder
+// (cron's PATH), PATH with that folder appended: what a task needs to run
+// `bgtask progress` and the like. Empty if /proc/self/exe cannot be read.
+std::vector<std::string> own_binary_entries();
+
 } // namespace bgtask

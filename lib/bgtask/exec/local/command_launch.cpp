@@ -210,7 +210,8 @@ std::vector<char*> script_arguments(char* const* argv)
 std::vector<std::string> task_environment(const LaunchRequest& request, const std::string& dir,
                                           int attempt)
 {
-  auto additions = request.env_additions;
+  auto additions = own_binary_entries();
+  additions.insert(additions.end(), request.env_additions.begin(), request.env_additions.end());
   additions.push_back("BGTASK_ID=" + request.record.id);
   additions.push_back("BGTASK_DIR=" + dir);
   additions.push_back("BGTASK_ATTEMPT=" + std::to_string(attempt));

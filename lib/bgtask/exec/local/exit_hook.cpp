@@ -31,13 +31,16 @@ constexpr std::size_t k_kept_output = 200;
 
 std::vector<std::string> hook_environment(const TaskDir& dir, const TaskRecord& record)
 {
-  return merged_environment({
-    "BGTASK_ID=" + record.id,
-    "BGTASK_DIR=" + dir.path(),
-    "BGTASK_STATE=" + std::string(to_string(record.state)),
-    "BGTASK_EXIT_CODE=" + std::to_string(exit_status_of(record)),
-    "BGTASK_OUTPUT=" + record.output.path,
-  });
+  auto additions = own_binary_entries();
+  additions.insert(additions.end(), {
+                                      "BGTASK_ID=" + record.id,
+                                      "BGTASK_NAME=" + record.name.value_or(""),
+                                      "BGTASK_DIR=" + dir.path(),
+                                      "BGTASK_STATE=" + std::string(to_string(record.state)),
+                                      "BGTASK_EXIT_CODE=" + std::to_string(exit_status_of(record)),
+                                      "BGTASK_OUTPUT=" + record.output.path,
+                                    });
+  return merged_environment(additions);
 }
 
 // The task's directory if the hook can run there, else "/".
