@@ -64,12 +64,22 @@ TEST_F(RunCommand, SigquitDetachesAndLeavesTheTaskRunning)
   EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
 }
 
-// The task runs longer than the default --detach-after (30s): `run` would
-// have detached (exit 3, no "done") without `never`.
-TEST_F(RunCommand, DetachAfterNeverFollowsPastTheDefaultDetachTime)
+TEST_F(RunCommand, DetachesAfterTheTimeTheEnvironmentGives)
 {
-  const Result result =
-    bg({"run", "--detach-after", "never", "-c", "echo started; sleep 32; echo done"});
+  e2e::RunOptions options;
+  options.env = {"BGTASK_DETACH_AFTER=300ms"};
+  const Result result = bg({"run", "--", "sleep", "60"}, options);
+  EXPECT_EQ(result.exit_code, 3) << result;
+  const std::string id = dir_entries().front().substr(0, 12);
+  EXPECT_EQ(bg({"cancel", "--grace", "100ms", id}).exit_code, 0);
+}
+
+// Without a terminal (CI, a script) `run` never detaches by default: the
+// task runs longer than the 30s a terminal gets, and `run` follows it to
+// the end (exit 0 and "done", not exit 3).
+TEST_F(RunCommand, FollowsToTheEndWithoutATerminal)
+{
+  const Result result = bg({"run", "-c", "echo started; sleep 32; echo done"});
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(result.out, "started\ndone\n");
   EXPECT_EQ(result.err.find("detached"), std::string::npos) << result;

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -242,13 +243,21 @@ private:
   std::uint64_t m_offset = 0;
 };
 
-// --detach-after: a duration, or `never` (nullopt).
+// --detach-after, else $BGTASK_DETACH_AFTER: a duration, or `never`
+// (nullopt). Without either, 30s at a terminal and never elsewhere (CI, a
+// script), where nobody could come back to a detached task.
 std::optional<Milliseconds> detach_after_of(const po::variables_map& vm)
 {
-  if (vm.count("detach-after") == 0) {
+  std::string text;
+  if (vm.count("detach-after") != 0) {
+    text = vm["detach-after"].as<std::string>();
+  } else if (const char* env = std::getenv("BGTASK_DETACH_AFTER"); env != nullptr && *env != 0) {
+    text = env;
+  } else if (::isatty(STDIN_FILENO) == 1 && ::isatty(STDOUT_FILENO) == 1) {
     return k_default_detach_after;
+  } else {
+    return std::nullopt;
   }
-  const auto text = vm["detach-after"].as<std::string>();
   if (text == "never") {
     return std::nullopt;
   }
@@ -262,8 +271,9 @@ po::options_description run_options()
   po::options_description options;
   options.add_options()(
     "detach-after", po::value<std::string>()->value_name("DUR"),
-    "stop streaming and exit 3 if the task still runs after DUR (default 30s; never)")(
-    "escape", "show control characters of the output escaped, as `output` does on a terminal")(
+    "stop streaming and exit 3 if the task still runs after DUR (default: 30s at a terminal, "
+    "else never)")("escape",
+                   "show control characters of the output escaped, as `output` does on a terminal")(
     "raw", "pass output bytes through unchanged (the default)");
   add_start_options(options);
   return options;
