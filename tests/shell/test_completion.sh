@@ -37,7 +37,7 @@ out=$("$BGTASK" --dir "$WORK/open" __complete wait "" 2>&1) || fail "__complete 
 [ -z "$out" ] || fail "completion on a refused directory printed: $out"
 grep -q "__complete" <<<"$("$BGTASK" --help)" && fail "--help lists the hidden __complete command"
 
-running=$(bg start --name web -- sleep 60)
+running=$(bg start --name web -- sleep 600)
 on_exit 'bg cancel --quiet --grace 100ms "$running"'
 finished=$(bg start --name build -- true)
 bg wait "$finished" >/dev/null
