@@ -53,6 +53,21 @@ bgtask cleanup "$there" "$here" >"$WORK/cleanup.out" 2>"$WORK/cleanup.err" || fa
 grep -q "$here is running; not removed" "$WORK/cleanup.err" || fail "cleanup said: $(cat "$WORK/cleanup.err")"
 bgtask cancel --quiet --all
 
+# --name N is the newest task of that name: yesterday's failed build does
+# not fail today's `wait --name build`; --all-named N still means all.
+old=$(bgtask start --name rebuild -c 'exit 1')
+bgtask wait --quiet "$old" || true
+new=$(bgtask start --name rebuild -- true)
+rc=0
+bgtask wait --quiet --name rebuild || rc=$?
+[ "$rc" -eq 0 ] || fail "wait --name rebuild counted an older task: exit $rc"
+[ "$(bgtask status --json --name rebuild | jq -r '[.[].id] | join(" ")')" = "$new" ] ||
+  fail "status --name did not select only the newest task"
+rc=0
+bgtask wait --quiet --all-named rebuild || rc=$?
+[ "$rc" -eq 1 ] || fail "wait --all-named rebuild exited $rc, not the older task's 1"
+[ "$(bgtask status --json --all-named rebuild | jq length)" -eq 2 ] || fail "status --all-named"
+
 # output --name N, read through a pipe: the newest task of that name, byte
 # for byte as `output ID` prints it (no prefix; --tail and --json too).
 first=$(bgtask start --name nightly -c 'echo first run')
@@ -70,13 +85,13 @@ printf 'second run\nno newline' | cmp -s - "$WORK/by-name.out" ||
 cmp -s "$WORK/by-id.out" "$WORK/by-name.out" || fail "output --name and output ID differ"
 [ "$(bgtask output --name nightly --tail 1 | cat)" = "no newline" ] || fail "output --name --tail 1"
 [ "$(bgtask output --name nightly --json | jq -r .id)" = "$second" ] || fail "output --name --json is not the newest task"
-# With --follow, --name takes every task of the name; each line after its ID
+# --follow --all-named takes every task of the name; each line after its ID
 # (they share the name), and the exit status of the one that failed.
 rc=0
-bgtask output --follow --name nightly | cat >"$WORK/both.out" || rc=$?
-[ "$rc" -eq 3 ] || fail "output --follow --name of two tasks exited $rc, not 3"
+bgtask output --follow --all-named nightly | cat >"$WORK/both.out" || rc=$?
+[ "$rc" -eq 3 ] || fail "output --follow --all-named of two tasks exited $rc, not 3"
 printf '%s\n' "$first| first run" "$second| second run" "$second| no newline" | cmp -s - "$WORK/both.out" ||
-  fail "output --follow --name of two tasks printed: $(cat "$WORK/both.out")"
+  fail "output --follow --all-named of two tasks printed: $(cat "$WORK/both.out")"
 # One running task followed by --name streams as output --follow ID does.
 live=$(bgtask start --name live -c 'echo a; sleep 0.5; echo b')
 rc=0

@@ -9,14 +9,19 @@ namespace bgtask {
 
 class TaskDir;
 
-// How `wait` and `output --follow` pick their tasks: IDs given as
-// arguments, plus every task with a name (--name) or of a queue (--queue).
+// How `wait`, `status`, `cancel` and `output --follow` pick their tasks:
+// IDs given as arguments, plus the newest task of a name (--name; every
+// element of a Slurm array), every task of a name (--all-named) or of a
+// queue (--queue).
 
-// Adds --name N and --queue Q to `options`.
+// Adds --name N, --all-named N and --queue Q to `options`.
 void add_selection_options(po::options_description& options);
 
-// The IDs selected: `prefixes` resolved, then every task of the directory
-// whose record has the --name or --queue given, oldest first, each once.
+// Whether --name, --all-named or --queue was given.
+bool selects_by_record(const po::variables_map& vm);
+
+// The IDs selected: `prefixes` resolved, then the tasks --name, --all-named
+// and --queue select, oldest first, each once.
 // Throws Error(usage) if nothing is selected (an empty queue included).
 std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_map& vm,
                                       const std::vector<std::string>& prefixes);

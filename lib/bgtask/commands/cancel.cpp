@@ -47,7 +47,7 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args)
   const std::optional<Milliseconds> grace = optional_duration(vm, "grace");
   const TaskDir dir = open_task_dir(global);
   const bool all = vm.count("all") != 0;
-  if (all && (!prefixes.empty() || vm.count("name") != 0 || vm.count("queue") != 0)) {
+  if (all && (!prefixes.empty() || selects_by_record(vm))) {
     throw_usage("bgtask cancel: --all goes without IDs, --name or --queue");
   }
   const auto ids = all ? unfinished_tasks(dir) : select_tasks(dir, vm, prefixes);

@@ -278,8 +278,9 @@ void check_output_usage(const po::variables_map& vm, const std::vector<std::stri
   if (vm.count("follow") != 0) {
     return; // select_tasks refuses an empty selection
   }
-  if (vm.count("queue") != 0 || operands.size() > 1 || (by_name && !operands.empty())) {
-    throw_usage("bgtask output: several tasks and --queue need --follow");
+  if (vm.count("queue") != 0 || vm.count("all-named") != 0 || operands.size() > 1 ||
+      (by_name && !operands.empty())) {
+    throw_usage("bgtask output: several tasks, --all-named and --queue need --follow");
   }
   if (operands.empty() && !by_name) {
     throw_usage("bgtask output: give a task ID, @ or --name N");
@@ -291,7 +292,7 @@ void check_output_usage(const po::variables_map& vm, const std::vector<std::stri
 std::vector<std::string> output_tasks(const TaskDir& dir, const po::variables_map& vm,
                                       const std::vector<std::string>& operands)
 {
-  const bool selecting = vm.count("name") != 0 || vm.count("queue") != 0;
+  const bool selecting = selects_by_record(vm);
   if (operands.size() == 1 && !selecting) {
     return {resolve_task_id(dir, operands.front())};
   }
@@ -321,8 +322,8 @@ po::options_description output_options()
     "with --grep: N lines around each match")("max-matches",
                                               po::value<std::string>()->value_name("N"),
                                               "with --grep: the first N matches (all are counted)")(
-    "name", po::value<std::string>()->value_name("N"),
-    "the newest task named N; with --follow, every task named N")(
+    "name", po::value<std::string>()->value_name("N"), "the newest task named N")(
+    "all-named", po::value<std::string>()->value_name("N"), "with --follow: every task named N")(
     "queue", po::value<std::string>()->value_name("Q"), "with --follow: every task of queue Q");
   return options;
 }

@@ -53,7 +53,7 @@ std::vector<std::string> chosen_ids(const TaskDir& dir, const po::variables_map&
       ids.push_back(std::move(*found.id));
     }
   }
-  if (vm.count("name") != 0 || vm.count("queue") != 0) {
+  if (selects_by_record(vm)) {
     for (auto& id : select_tasks(dir, vm, {})) {
       if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
         ids.push_back(std::move(id));
@@ -81,8 +81,9 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
   const auto tail_text = optional_value<std::string>(vm, "tail");
   const std::size_t tail = tail_text ? value_or_usage(parse_count(*tail_text, "--tail")) : 10;
   const bool json = vm.count("json") != 0;
-  if (args.operands.empty() && vm.count("name") == 0 && vm.count("queue") == 0) {
-    throw_usage("bgtask status: give at least one task ID (or @), --name N or --queue Q");
+  if (args.operands.empty() && !selects_by_record(vm)) {
+    throw_usage(
+      "bgtask status: give at least one task ID (or @), --name N, --all-named N or --queue Q");
   }
   const TaskDir dir = open_task_dir(global);
   int status = 0;

@@ -20,7 +20,8 @@ constexpr std::array<Command, 15> k_commands{{
    .handler = run_complete},
   {.name = "cancel",
    .summary = "stop running tasks (TERM, then KILL after a grace period)",
-   .usage = "(ID... | --all | --name N | --queue Q) [--grace DUR] [--json] [--quiet]",
+   .usage =
+     "(ID... | --all | --name N | --all-named N | --queue Q) [--grace DUR] [--json] [--quiet]",
    .help =
      "Stops running tasks: TERM to the command's process group and descendants, KILL after\n"
      "the grace period (default: the task's own, from `start --grace`, else 5s). Returns once\n"
@@ -68,12 +69,12 @@ constexpr std::array<Command, 15> k_commands{{
   {.name = "output",
    .summary = "print or follow a task's output",
    .usage = "(ID | --name N) [--follow] [--tail N] [--raw] |\n"
-            "       --follow ID... [--name N] [--queue Q] |\n"
+            "       --follow ID... [--name N] [--all-named N] [--queue Q] |\n"
             "       (ID | --name N) [--since CURSOR] [--max-bytes N] [--json] [--raw]",
    .help =
      "Prints a task's output; --name N alone reads the newest task named N. With --follow,\n"
      "streams it until the task ends and exits as `wait` would; exits 141 as soon as a pipe's\n"
-     "reader goes away (`| head -1`), and 5 on Ctrl-C. With several tasks (IDs, --name,\n"
+     "reader goes away (`| head -1`), and 5 on Ctrl-C. With several tasks (IDs, --all-named,\n"
      "--queue) --follow interleaves their lines, each after `NAME| ` (or `ID| `), until all\n"
      "have ended; a single one is followed without a prefix. On a terminal, control characters\n"
      "are escaped unless --raw is given. With --since or --json, prints what was written\n"
@@ -159,7 +160,7 @@ constexpr std::array<Command, 15> k_commands{{
    .handler = run_start},
   {.name = "status",
    .summary = "show a task's record and the end of its output",
-   .usage = "(ID... | --name N | --queue Q) [--json] [--tail N]",
+   .usage = "(ID... | --name N | --all-named N | --queue Q) [--json] [--tail N]",
    .help = "Shows each task's record and the last N lines of its output (@: the newest task\n"
            "started here; @last: the newest task). Exits 1 if a record is corrupt or an output is\n"
            "shorter than its record says, and 2 if an ID is unknown, after showing the others.",
@@ -169,7 +170,7 @@ constexpr std::array<Command, 15> k_commands{{
   {.name = "wait",
    .summary = "wait for tasks to finish; exit with their status",
    .usage =
-     "[ID...] [--name N] [--queue Q] [--timeout DUR] [--any] [--json] [--quiet] |\n"
+     "[ID...] [--name N] [--all-named N] [--queue Q] [--timeout DUR] [--any] [--json] [--quiet] |\n"
      "       ID (--until-output REGEX | --until-port PORT) [--idle DUR] [--timeout DUR] [--json]",
    .help =
      "Waits until every task (with --any: the first) has finished, then exits with the tasks'\n"

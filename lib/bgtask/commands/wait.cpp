@@ -112,8 +112,7 @@ int run_wait(const GlobalOptions& global, const CommandArgs& args)
   const std::optional<Milliseconds> limit = optional_duration(vm, "timeout");
   const WaitMode mode = vm.count("any") != 0 ? WaitMode::any : WaitMode::all;
   const auto condition = condition_from(vm);
-  if (condition && (prefixes.size() != 1 || vm.count("any") != 0 || vm.count("name") != 0 ||
-                    vm.count("queue") != 0)) {
+  if (condition && (prefixes.size() != 1 || vm.count("any") != 0 || selects_by_record(vm))) {
     throw_usage("--until-output, --until-port and --idle wait for one task ID");
   }
   const TaskDir dir = open_task_dir(global);
