@@ -41,9 +41,12 @@ row=$(echo "$wide" | grep "^$good")
 [[ $row == *" good "*" $PWD "*" true" ]] || fail "--wide row of the named task: $row"
 
 # --- colour ---
-# on_tty [ENV...]: `bgtask list` on a pseudo-terminal, carriage returns dropped.
+# on_tty [ENV...]: `bgtask list` on a pseudo-terminal of a terminal that
+# has colours (whatever TERM this test inherited, dumb on a console),
+# carriage returns dropped.
 on_tty() {
-  env "$@" script -qec "$(printf '%q ' "$BGTASK" --dir "$D" list)" /dev/null </dev/null | tr -d '\r'
+  env TERM=xterm-256color env "$@" script -qec "$(printf '%q ' "$BGTASK" --dir "$D" list)" /dev/null </dev/null |
+    tr -d '\r'
 }
 esc=$'\e'
 coloured=$(on_tty -u NO_COLOR)
@@ -53,8 +56,9 @@ coloured=$(on_tty -u NO_COLOR)
 plain=$(on_tty NO_COLOR=1)
 [[ $plain != *"$esc"* ]] || fail "colour despite NO_COLOR=1: $plain"
 [ "$(echo "$coloured" | sed "s/$esc\[[0-9;]*m//g")" = "$plain" ] || fail "colour moved the columns"
+[[ $(on_tty -u NO_COLOR TERM=dumb) != *"$esc["* ]] || fail "colour on TERM=dumb"
 [[ $plain == *'evil\x1b[31mred'* ]] || fail "a name's escape sequence was not escaped on a terminal: $plain"
 [[ $(bg list) != *"$esc[32m"* ]] || fail "colour in a pipe"
-[[ $(env -u NO_COLOR script -qec "$(printf '%q ' "$BGTASK" --dir "$D" list --json)" /dev/null </dev/null) != *"$esc["* ]] ||
+[[ $(env -u NO_COLOR TERM=xterm-256color script -qec "$(printf '%q ' "$BGTASK" --dir "$D" list --json)" /dev/null </dev/null) != *"$esc["* ]] ||
   fail "colour in --json output"
 echo ok
