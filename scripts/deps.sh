@@ -17,9 +17,10 @@ build_packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
 test_packages=(
   libgtest-dev             # tests/unit, tests/e2e
   valgrind                 # bgtask run under Valgrind (test_under_valgrind)
-  ninja-build ccache       # scripts/test builds with them when present
+  ninja-build ccache       # the presets build with Ninja; scripts/test adds ccache
   clang libclang-rt-14-dev # scripts/fuzz, scripts/test --sanitize
-  clang-format             # scripts/check-format
+  clang-format             # scripts/check-format (lint.check_format)
+  clang-tidy               # scripts/test --tidy (BGTASK_CLANG_TIDY)
   jq                       # reading records in the shell tests
   python3-jsonschema       # tests/tools/check_records.py: records against docs/record.schema.json
   procps                   # ps, pgrep, pkill
