@@ -90,4 +90,8 @@ grep -q -- "--timeout DUR" <<<"$help" && grep -q -- "--max-output SIZE" <<<"$hel
 grep -q -- "--tail N" <<<"$("$BGTASK" status --help)" || fail "status --help has no --tail N"
 grep -q "man bgtask" <<<"$("$BGTASK" wait --help)" || fail "wait --help does not point to the man page"
 [ "$("$BGTASK" list --dir "$D" --json | jq length)" -eq 5 ] || fail "--dir after the command name was not used"
+# cleanup with nothing to remove says so to a person, and nothing to cron.
+[ -z "$(bg cleanup)" ] || fail "cleanup with nothing to remove printed into a pipe"
+said=$(script -qec "$(printf '%q ' "$BGTASK" --dir "$D" cleanup)" /dev/null </dev/null | tr -d '\r')
+[ "$said" = "nothing to remove in $D" ] || fail "cleanup at a terminal said: $said"
 echo "terminal: ok"

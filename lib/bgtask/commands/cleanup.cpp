@@ -12,6 +12,7 @@
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/parallel.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 
 #include <boost/json.hpp>
 
@@ -389,6 +390,10 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
   }
   if (request.json) {
     print_summary(summary, request.dry_run);
+  } else if (chosen.empty() && request.listed && stdout_is_terminal()) {
+    // Silence stays for cron and scripts; a person is told it ran.
+    std::cout << "nothing to remove in " << escape_for_terminal(dir.path(), KeepNewlines::no)
+              << '\n';
   }
   return 0;
 }
