@@ -231,6 +231,7 @@ LaunchResult SlurmExecutor::launch_array(const TaskDir& dir, std::vector<Claimed
 
 void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& records)
 {
+  const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   std::vector<WantedJob> jobs;
   std::optional<TimePoint> since;
   for (const auto& record : records) {
@@ -409,6 +410,7 @@ Result<SlurmConfig> SlurmExecutor::config()
 std::optional<std::string> SlurmExecutor::cancel(const TaskDir& dir, const TaskRecord& record,
                                                  Milliseconds grace, CancelAttempt attempt)
 {
+  const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   if (!record.slurm || is_final(record.state) || attempt == CancelAttempt::overdue ||
       attempt == CancelAttempt::last) {
     return std::nullopt; // Slurm keeps its own time between TERM and KILL
@@ -439,6 +441,7 @@ std::optional<std::string> SlurmExecutor::cancel(const TaskDir& dir, const TaskR
 
 std::optional<Milliseconds> SlurmExecutor::recheck_interval() const
 {
+  const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   const auto at = Clock::now();
   auto next = budget_free_at(k_calls_per_round, at);
   if (m_asked_at) {

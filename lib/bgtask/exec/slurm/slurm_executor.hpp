@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -136,6 +137,9 @@ private:
   bool m_changed = false; // an observation in the current round differed from the last
   std::optional<SlurmConfig> m_config;
   std::set<std::string> m_warned;
+  // What the members above learnt is shared by the threads of `bgtask mcp`:
+  // reconcile, cancel and recheck_interval hold this.
+  mutable std::recursive_mutex m_mutex;
 };
 
 } // namespace bgtask
