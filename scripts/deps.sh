@@ -12,7 +12,7 @@
 set -euo pipefail
 
 build_packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
-  libboost-program-options1.81-dev libhowardhinnant-date-dev libsodium-dev)
+  libboost-program-options1.81-dev libhowardhinnant-date-dev libsodium-dev libre2-dev)
 # What each test drives, by the package that has it on Debian 12.
 test_packages=(
   libgtest-dev             # tests/unit, tests/e2e

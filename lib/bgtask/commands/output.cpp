@@ -170,7 +170,7 @@ void print_grep_line(const GrepLine& line, char separator, Escape escape)
 int print_grep(const TaskDir& dir, const std::string& id, const po::variables_map& vm,
                Escape escape)
 {
-  const std::regex pattern = compile_output_pattern(vm["grep"].as<std::string>(), "--grep");
+  const LinePattern pattern = compile_output_pattern(vm["grep"].as<std::string>(), "--grep");
   GrepRequest request;
   request.pattern = &pattern;
   request.context = count_option(vm, "context").value_or(0);
@@ -317,7 +317,7 @@ po::options_description output_options()
     "with --since/--json: at most N bytes (default 65536); with --grep: N bytes of lines")(
     "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON")(
     "grep", po::value<std::string>()->value_name("REGEX"),
-    "only the lines that match REGEX (ECMAScript), numbered, over all the kept output")(
+    "only the lines that match REGEX (RE2 syntax), numbered, over all the kept output")(
     "context,C", po::value<std::string>()->value_name("N"),
     "with --grep: N lines around each match")("max-matches",
                                               po::value<std::string>()->value_name("N"),

@@ -21,23 +21,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t k_max_line = 64 * 1024;
-constexpr std::size_t k_read_chunk = 256 * 1024;
+// How long one check may read and match output before the wait looks at its
+// deadline and interrupts again.
+constexpr Clock::duration k_scan_slice = std::chrono::milliseconds(50);
 constexpr Milliseconds k_port_poll_first{100};
 constexpr Milliseconds k_port_poll_max{1000};
 
 struct Match
 {
   std::string line;
-  std::uint64_t end = 0; // the offset after the line's newline
+  std::uint64_t end = 0; // the offset after the line's newline (or after the window)
 };
 
 // Splits output into lines as it comes and tests each against a pattern.
+// A line is matched in windows of the pattern's window_bytes(), each after
+// the first overlapping the one before by half: memory and the time of one
+// search stay bounded, a match of up to half a window is found anywhere in
+// a line of any length, and the line's tail (the last state of a `\r`
+// progress bar) is matched last.
 class LineMatcher
 {
 public:
-  explicit LineMatcher(const std::regex& pattern)
-    : m_pattern(pattern)
+  explicit LineMatcher(const LinePattern& pattern)
+    : m_pattern(pattern),
+      m_window(pattern.window_bytes())
   {
   }
 
@@ -46,12 +53,16 @@ public:
   {
     if (chunk.skipped > 0) {
       m_line.clear(); // a line cut by the gap is not a line
+      m_line_start = true;
     }
     std::size_t begin = 0;
     while (begin < chunk.data.size()) {
       const auto newline = chunk.data.find('\n', begin);
       const std::size_t end = newline == std::string::npos ? chunk.data.size() : newline;
-      append(std::string_view(chunk.data).substr(begin, end - begin));
+      if (auto match =
+            append(std::string_view(chunk.data).substr(begin, end - begin), chunk.offset + end)) {
+        return match;
+      }
       if (newline == std::string::npos) {
         return std::nullopt;
       }
@@ -63,6 +74,10 @@ public:
     return std::nullopt;
   }
 
+  // How many bytes to feed at once: one window's search at most per feed,
+  // so a time limit is looked at between searches.
+  std::size_t feed_bytes() const { return m_window / 2; }
+
   // The final line, once no newline will come.
   std::optional<Match> finish(std::uint64_t end)
   {
@@ -70,24 +85,56 @@ public:
   }
 
 private:
-  void append(std::string_view part)
+  // Adds `part` (which ends at offset `end`) to the line, matching each
+  // window that fills up and keeping the line's tail.
+  std::optional<Match> append(std::string_view part, std::uint64_t end)
   {
-    const std::size_t room = k_max_line - std::min(k_max_line, m_line.size());
-    m_line.append(part.substr(0, std::min(room, part.size())));
+    while (!part.empty()) {
+      const std::size_t taken = std::min(part.size(), m_window - m_line.size());
+      m_line.append(part.substr(0, taken));
+      part.remove_prefix(taken);
+      if (m_line.size() < m_window) {
+        break;
+      }
+      std::string text = to_agent_text(m_line, Controls::strip).text;
+      if (m_pattern.search(text, m_line_start, false)) {
+        m_line.clear();
+        m_line_start = true;
+        return Match{std::move(text), end - part.size()};
+      }
+      drop_head();
+    }
+    return std::nullopt;
+  }
+
+  // Keeps the second half of a full window, from a UTF-8 character's start.
+  void drop_head()
+  {
+    std::size_t cut = m_window / 2;
+    while (cut < m_line.size() && (static_cast<unsigned char>(m_line[cut]) & 0xc0U) == 0x80U &&
+           cut < m_window / 2 + 3) {
+      ++cut;
+    }
+    m_line.erase(0, cut);
+    m_line_start = false;
   }
 
   std::optional<Match> finish_line(std::uint64_t end)
   {
     std::string text = to_agent_text(m_line, Controls::strip).text;
+    const bool at_start = m_line_start;
     m_line.clear();
-    if (std::regex_search(text, m_pattern)) {
+    m_line_start = true;
+    if (m_pattern.search(text, at_start, true)) {
       return Match{std::move(text), end};
     }
     return std::nullopt;
   }
 
-  const std::regex& m_pattern;
+  const LinePattern& m_pattern;
+  std::size_t m_window;
   std::string m_line;
+  bool m_line_start = true; // m_line begins its line (no head was dropped)
 };
 
 // The processes of a task: the members of its supervisor's session, its
@@ -137,13 +184,13 @@ OutputState output_state(int fd)
 
 } // namespace
 
-std::regex compile_output_pattern(const std::string& pattern, const std::string& option)
+LinePattern compile_output_pattern(const std::string& pattern, const std::string& option)
 {
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw_usage(option + ": not a valid regular expression: " + e.what());
+  auto compiled = LinePattern::compile(pattern);
+  if (!compiled) {
+    throw_usage(option + ": not a valid regular expression (RE2 syntax): " + compiled.error());
   }
+  return std::move(compiled).value();
 }
 
 namespace {
@@ -169,8 +216,15 @@ public:
   std::optional<ConditionEnd> check(ConditionResult& result)
   {
     const bool final = is_final(result.record.state);
-    if (m_matcher && scan(final, result)) {
-      return ConditionEnd::met;
+    if (m_matcher) {
+      const ScanEnd scanned = scan(final, result);
+      if (scanned == ScanEnd::met) {
+        return ConditionEnd::met;
+      }
+      m_unread = scanned == ScanEnd::more;
+      if (m_unread) {
+        return std::nullopt;
+      }
     }
     const OutputState output = output_state(m_fd.get());
     result.offset = m_matcher ? m_offset : output.size;
@@ -191,6 +245,9 @@ public:
   // The longest the next sleep may last (besides the caller's deadline).
   std::optional<Milliseconds> next_check(const ConditionResult& result)
   {
+    if (m_unread) {
+      return Milliseconds{0};
+    }
     std::optional<Milliseconds> left;
     const auto shorten = [&](Milliseconds bound) { left = std::min(left.value_or(bound), bound); };
     if (m_condition.idle) {
@@ -207,11 +264,18 @@ public:
   }
 
 private:
-  // Feeds the new output to the matcher; true (and the line in `result`) on a match.
-  bool scan(bool final, ConditionResult& result)
+  enum class ScanEnd {
+    met,      // a line matched (it is in `result`)
+    read_all, // no match in the output written so far
+    more,     // no match yet; output is left to read once the time slice is over
+  };
+
+  // Feeds the new output to the matcher for at most k_scan_slice.
+  ScanEnd scan(bool final, ConditionResult& result)
   {
+    const auto slice_end = Clock::now() + k_scan_slice;
     for (;;) {
-      const OutputChunk chunk = read_output_chunk(m_fd.get(), m_offset, k_read_chunk);
+      const OutputChunk chunk = read_output_chunk(m_fd.get(), m_offset, m_matcher->feed_bytes());
       m_offset = chunk.offset + chunk.data.size();
       auto match = m_matcher->feed(chunk);
       if (!match && chunk.data.empty() && final) {
@@ -220,10 +284,13 @@ private:
       if (match) {
         result.line = std::move(match->line);
         result.offset = match->end;
-        return true;
+        return ScanEnd::met;
       }
       if (chunk.data.empty()) {
-        return false;
+        return ScanEnd::read_all;
+      }
+      if (Clock::now() >= slice_end) {
+        return ScanEnd::more;
       }
     }
   }
@@ -232,6 +299,7 @@ private:
   UniqueFd m_fd;
   std::optional<LineMatcher> m_matcher;
   std::uint64_t m_offset = 0;
+  bool m_unread = false; // the last scan stopped before the end of the output
   Milliseconds m_port_poll = k_port_poll_first;
 };
 

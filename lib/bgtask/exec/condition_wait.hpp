@@ -3,11 +3,11 @@
 #include <bgtask/core/task_record.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/util/duration.hpp>
+#include <bgtask/util/line_pattern.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 
 namespace bgtask {
@@ -19,14 +19,14 @@ class TaskDir;
 // other; idle may go with either.
 struct WaitCondition
 {
-  std::optional<std::regex> until_output;  // a line of output matching it (regex_search)
+  std::optional<LinePattern> until_output; // a line of output in which it occurs
   std::optional<std::uint16_t> until_port; // a process of the task listening on this TCP port
   std::optional<Milliseconds> idle;        // no output for this long while the task runs
 };
 
-// Compiles `pattern` (ECMAScript syntax) for WaitCondition::until_output;
+// Compiles `pattern` (RE2 syntax) for WaitCondition::until_output;
 // throws Error(usage) naming `option` if it is not a valid expression.
-std::regex compile_output_pattern(const std::string& pattern, const std::string& option);
+LinePattern compile_output_pattern(const std::string& pattern, const std::string& option);
 
 enum class ConditionEnd {
   met,         // the line is in the output, or the port is listened on
@@ -59,8 +59,11 @@ struct WaitHooks
 // Waits until `condition` holds for task `id`, the task ends, `limit`
 // passes or (Interrupts::end_wait) an interrupt arrives. Output is read
 // once, from the start, as it grows: lines split across writes are joined
-// before matching, lines longer than 64 KiB are matched on their first
-// 64 KiB, and a final line without a newline counts once the task is final.
+// before matching, a line longer than the pattern's window (256 KiB for
+// most) is matched in windows overlapping by half (LineMatcher: a match of
+// up to half a window is found anywhere, the line's tail is matched last),
+// and a final line without a newline counts once the task is final. Reading
+// and matching stop every 50 ms to heed `limit` and interrupts.
 // Wakes on inotify (output and records) and the supervisor's pidfd; a port
 // is checked on every wake-up and at least every second (100 ms at first).
 // Idleness counts from the output file's modification time.

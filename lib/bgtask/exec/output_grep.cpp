@@ -25,7 +25,7 @@ public:
   void add(GrepLine line)
   {
     feed_after(line);
-    if (std::regex_search(line.text, *m_request.pattern)) {
+    if (m_request.pattern->search(line.text, true, true)) {
       ++m_result.total_matches;
       deliver(line);
     }

@@ -1,10 +1,10 @@
 #pragma once
 
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/util/line_pattern.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -32,10 +32,10 @@ struct GrepMatch
 // What to find and how much of it to return.
 struct GrepRequest
 {
-  const std::regex* pattern = nullptr; // searched in each line (regex_search)
-  std::size_t context = 0;             // lines shown before and after each match
-  std::size_t max_matches = SIZE_MAX;  // matches returned; later ones are only counted
-  std::size_t max_bytes = SIZE_MAX;    // text returned, lines and context together
+  const LinePattern* pattern = nullptr; // searched in each line
+  std::size_t context = 0;              // lines shown before and after each match
+  std::size_t max_matches = SIZE_MAX;   // matches returned; later ones are only counted
+  std::size_t max_bytes = SIZE_MAX;     // text returned, lines and context together
 };
 
 struct GrepResult

@@ -45,7 +45,7 @@ constexpr const char* k_output_in = R"j({"type":"object","properties":{)j" BGTAS
  "cursor":{"type":"string","description":"the cursor of the previous call; omit to read from the start"},
  "tail_lines":{"type":"integer","minimum":0,"description":"read the last N lines instead (at most max_bytes of them); the cursor then reads on"},
  "from":{"type":"string","enum":["start","end"],"description":"end: read nothing now, only a cursor for what follows"},
- "grep":{"type":"string","description":"instead of reading: the lines matching this regular expression (ECMAScript), numbered, over all the kept output"},
+ "grep":{"type":"string","description":"instead of reading: the lines matching this regular expression (RE2 syntax), numbered, over all the kept output"},
  "context":{"type":"integer","minimum":0,"maximum":20,"description":"with grep: lines before and after each match (default 0)"},
  "max_matches":{"type":"integer","minimum":1,"description":"with grep: matches returned (default 20; all are counted)"},
  "max_bytes":{"type":"integer","minimum":1,"maximum":16777216,"description":"most bytes to read (default 65536; with grep: bytes of lines returned, default 2048)"},
@@ -63,7 +63,7 @@ constexpr const char* k_output_out = R"j({"type":"object","properties":{
  "required":["id","state","cursor","dropped_bytes"]})j";
 constexpr const char* k_wait_in = R"j({"type":"object","properties":{)j" BGTASK_MCP_ID R"j(,
  "timeout_s":{"type":"number","minimum":0,"description":"return after this many seconds at most (default 30; more than 60 is taken as 60 and reported in clamped); call again to wait longer"},
- "until_output":{"type":"string","description":"return once a line of output matches this regular expression (ECMAScript)"},
+ "until_output":{"type":"string","description":"return once a line of output matches this regular expression (RE2 syntax)"},
  "until_port":{"type":"integer","minimum":1,"maximum":65535,"description":"return once a process of the task listens on this TCP port"},
  "idle_s":{"type":"number","exclusiveMinimum":0,"description":"return once the task has printed nothing for this many seconds"}},"required":["id"]})j";
 constexpr const char* k_wait_out = R"j({"type":"object","properties":{

@@ -43,7 +43,7 @@ json::object grep(const TaskDir& dir, const std::string& id, const json::object&
                               other + "'"};
     }
   }
-  const std::regex pattern = compile_output_pattern(required_string(args, "grep"), "grep");
+  const LinePattern pattern = compile_output_pattern(required_string(args, "grep"), "grep");
   GrepRequest request;
   request.pattern = &pattern;
   const auto context = opt_integer(args, "context").value_or(0);
