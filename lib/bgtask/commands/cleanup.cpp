@@ -91,22 +91,29 @@ std::optional<struct stat> stat_file(const TaskDir& dir, const std::string& name
   return st;
 }
 
+// The bytes a file takes on disk (its blocks: the hole retention punches
+// in an output costs nothing); 0 for anything but a regular file.
+std::uint64_t bytes_on_disk(const struct stat& st)
+{
+  return S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_blocks) * 512U : 0;
+}
+
 std::uint64_t remove_file(const TaskDir& dir, const std::string& name)
 {
   const auto st = stat_file(dir, name);
   if (!st || ::unlinkat(dir.fd(), name.c_str(), 0) != 0) {
     return 0;
   }
-  return S_ISREG(st->st_mode) ? static_cast<std::uint64_t>(st->st_size) : 0;
+  return bytes_on_disk(*st);
 }
 
-// The size of a task's record, output and lock files.
+// The bytes a task's record, output and lock files take on disk.
 std::uint64_t files_size(const TaskDir& dir, const std::string& id)
 {
   std::uint64_t bytes = 0;
   for (const auto& name : {status_file_name(id), output_file_name(id), lock_file_name(id)}) {
-    if (const auto st = stat_file(dir, name); st && S_ISREG(st->st_mode)) {
-      bytes += static_cast<std::uint64_t>(st->st_size);
+    if (const auto st = stat_file(dir, name)) {
+      bytes += bytes_on_disk(*st);
     }
   }
   return bytes;
@@ -148,7 +155,7 @@ std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& 
   if (!record || ::unlinkat(dir.fd(), record_name.c_str(), 0) != 0) {
     return std::nullopt;
   }
-  std::uint64_t bytes = S_ISREG(record->st_mode) ? static_cast<std::uint64_t>(record->st_size) : 0;
+  std::uint64_t bytes = bytes_on_disk(*record);
   bytes += remove_file(dir, output_file_name(id));
   bytes += remove_file(dir, lock_file_name(id));
   return bytes;
