@@ -37,6 +37,12 @@ answer=$(bg output "$ID" --grep '^compiling unit 1[0-9]*5$' --max-matches 2 --js
 [ "$(jq -r '[.matches[].line] | join(",")' <<<"$answer")" = "15,105" ] || fail "first matches $(jq -c '[.matches[].line]' <<<"$answer")"
 [ "$(jq -r .truncated <<<"$answer")" = true ] || fail "not marked truncated"
 [ "$(jq -r .total_matches <<<"$answer")" -eq 1110 ] || fail "total $(jq -r .total_matches <<<"$answer")"
+# A line of 10 KB matched at its end, returned cut to 512 bytes.
+LONG=$(bg start -- sh -c 'head -c 10000 /dev/zero | tr "\\0" a; echo NEEDLE; echo short')
+bg wait "$LONG" >/dev/null
+answer=$(bg output "$LONG" --grep 'NEEDLE$' --json)
+[ "$(jq -r .total_matches <<<"$answer")" -eq 1 ] || fail "a match 10000 bytes into a line: $(jq -c .total_matches <<<"$answer")"
+[ "$(jq -r '.matches[0].text | length' <<<"$answer")" -eq 512 ] || fail "a long line is not cut to 512 bytes"
 # A regex that matches nothing: no lines, exit 0, a count of 0.
 out=$(bg output "$ID" --grep 'no such line') || fail "a search without matches exited $?"
 [ -z "$out" ] || fail "a search without matches printed: $out"

@@ -22,10 +22,14 @@ public:
   {
   }
 
-  void add(GrepLine line)
+  void add(GrepLine line, bool whole)
   {
+    const bool matches = m_request.pattern->search(line.text, true, whole);
+    if (line.text.size() > k_grep_line_bytes) {
+      line.text.resize(k_grep_line_bytes);
+    }
     feed_after(line);
-    if (m_request.pattern->search(line.text, true, true)) {
+    if (matches) {
       ++m_result.total_matches;
       deliver(line);
     }
@@ -88,8 +92,9 @@ private:
 class LineSplitter
 {
 public:
-  explicit LineSplitter(LineSearch& search)
-    : m_search(search)
+  LineSplitter(LineSearch& search, std::size_t window)
+    : m_search(search),
+      m_window(window)
   {
   }
 
@@ -105,11 +110,13 @@ public:
       if (!m_open) {
         m_open = true;
         m_line = GrepLine{++m_number, m_after_gap, offset, {}};
+        m_cut = false;
       }
       const auto newline = data.find('\n');
       const auto part = data.substr(0, newline);
-      const std::size_t room = k_grep_line_bytes - m_line.text.size();
+      const std::size_t room = m_window - m_line.text.size();
       m_line.text.append(part.substr(0, std::min(room, part.size())));
+      m_cut = m_cut || part.size() > room;
       if (newline == std::string_view::npos) {
         return;
       }
@@ -123,15 +130,17 @@ public:
   {
     if (m_open) {
       m_open = false;
-      m_search.add(std::move(m_line));
+      m_search.add(std::move(m_line), !m_cut); // `$` matches only a line's real end
     }
   }
 
 private:
   LineSearch& m_search;
+  std::size_t m_window; // the most of a line that is matched
   GrepLine m_line;
   std::uint64_t m_number = 0;
   bool m_open = false;
+  bool m_cut = false; // the open line is longer than m_window
   bool m_after_gap = false;
 };
 
@@ -146,7 +155,7 @@ GrepResult grep_output(const TaskDir& dir, const std::string& id, const GrepRequ
     throw Error(ExitCode::failure, "task " + id + " has no output file");
   }
   LineSearch search(request, result);
-  LineSplitter lines(search);
+  LineSplitter lines(search, request.pattern->window_bytes());
   std::uint64_t offset = 0;
   for (;;) {
     const OutputChunk chunk = read_output_chunk(fd.get(), offset, k_read_bytes);

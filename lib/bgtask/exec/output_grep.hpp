@@ -49,8 +49,9 @@ struct GrepResult
   bool truncated = false;          // matches were left out by the bounds
 };
 
-// The longest line a search matches and returns (its first bytes).
-inline constexpr std::size_t k_grep_line_bytes = 4096;
+// The most of a line a search returns (its first bytes). It matches each
+// line's first LinePattern::window_bytes() (4 KiB or more).
+inline constexpr std::size_t k_grep_line_bytes = 512;
 
 // Searches task `id`'s kept output, head and tail across the retention gap,
 // in one pass of fixed-size reads. Throws Error(failure) if the task has no
