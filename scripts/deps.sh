@@ -16,6 +16,7 @@ build_packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
 # What each test drives, by the package that has it on Debian 12.
 test_packages=(
   libgtest-dev             # tests/unit, tests/e2e
+  librapidcheck-dev        # the model-based test (tests/e2e/test_state_model.cpp)
   valgrind                 # bgtask run under Valgrind (test_under_valgrind)
   ninja-build ccache       # the presets build with Ninja; scripts/test adds ccache
   clang libclang-rt-14-dev # scripts/fuzz, scripts/test --sanitize
