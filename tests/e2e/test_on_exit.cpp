@@ -1,4 +1,5 @@
 #include "e2e/e2e_support.hpp"
+#include <csignal>
 #include <fstream>
 
 namespace json = boost::json;
@@ -62,4 +63,33 @@ TEST_F(OnExit, RunsForATaskThatNeverRan)
   EXPECT_EQ(wait_for(id), 1);
   ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
   EXPECT_EQ(read_file(hook_output), "failed 1\n");
+}
+
+TEST_F(OnExit, RunsWithTheSignalOfAKilledCommand)
+{
+  const auto hook_output = work() / "hook";
+  const std::string id =
+    start({"--on-exit", "echo \"$BGTASK_STATE $BGTASK_EXIT_CODE\" > '" + hook_output.string() + "'",
+           "--", "sleep", "60"});
+  const auto child = record(id).at("child").at("pid").to_number<int>();
+  ASSERT_EQ(::kill(child, SIGKILL), 0);
+  EXPECT_EQ(wait_for(id), 128 + SIGKILL);
+  ASSERT_TRUE(e2e::eventually([&] { return !on_exit_message(record(id)).empty(); }));
+  EXPECT_EQ(read_file(hook_output), "failed 137\n");
+}
+
+TEST_F(OnExit, NeverRunsForATaskWhoseSupervisorWasKilled)
+{
+  const auto hook_output = work() / "hook";
+  const std::string id =
+    start({"--on-exit", "echo ran > '" + hook_output.string() + "'", "--", "sleep", "60"});
+  const auto before = record(id);
+  const auto supervisor = before.at("owner").at("pid").to_number<int>();
+  ASSERT_EQ(::kill(supervisor, SIGKILL), 0);
+  ASSERT_TRUE(e2e::eventually([&] { return !e2e::is_alive(supervisor); }));
+  ASSERT_EQ(::kill(before.at("child").at("pid").to_number<int>(), SIGKILL), 0);
+  EXPECT_EQ(wait_for(id), 75); // lost
+  std::this_thread::sleep_for(500ms);
+  EXPECT_FALSE(std::filesystem::exists(hook_output));
+  EXPECT_EQ(on_exit_message(record(id)), "");
 }
