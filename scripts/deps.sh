@@ -28,6 +28,7 @@ test_packages=(
   util-linux mount bsdutils # unshare, setsid, flock, runuser; mount; script(1)
   passwd                   # useradd, for tests run as a second user
   e2fsprogs                # mkfs.ext4 for the loop-mounted disk tests
+  xfsprogs                 # mkfs.xfs: power cuts on xfs (test_crash_power_cut_xfs)
   strace                   # fault injection, syscall counts
   faketime                 # a wall-clock jump under every bgtask process (test_clock_jump)
   bindfs                   # a FUSE file system without RENAME_NOREPLACE (test_dedupe_no_rename2)

@@ -2,9 +2,10 @@
 # Power cuts on one machine, for tests/shell/test_crash_power_cut.sh. Sourced
 # after lib.sh and crash_lib.sh.
 #
-# A task directory lives on an ext4 file system in a loop-mounted file
-# (commit=60, so only fsync and friends make anything durable during a
-# test). A cut is FS_IOC_SHUTDOWN with FS_GOING_DOWN_NOLOGFLUSH
+# A task directory lives on a file system in a loop-mounted file: journaled
+# ext4 (commit=60, so only fsync and friends make anything durable during a
+# test), or xfs when BGTASK_POWER_CUT_FS=xfs (its log is forced by fsync
+# and every 30 s). A cut is FS_IOC_SHUTDOWN with FS_GOING_DOWN_NOLOGFLUSH
 # (bgtask-fs-shutdown, built with the tests): from then on nothing reaches
 # the device. Then every process of the directory is killed, the file system
 # is unmounted and mounted again, and the next commands see another boot id
@@ -16,18 +17,30 @@
 PC_SHUTDOWN="${BGTASK_BUILD_DIR:-}/tests/bgtask-fs-shutdown"
 PC_IMG="$WORK/fs.img"
 PC_MNT="$WORK/mnt"
+PC_FS=${BGTASK_POWER_CUT_FS:-ext4}
+case "$PC_FS" in
+  ext4) PC_MOUNT_OPTIONS=(-o commit=60) PC_SIZE=96M PC_MKFS_FORCE=-F ;;
+  xfs) PC_MOUNT_OPTIONS=() PC_SIZE=320M PC_MKFS_FORCE=-f ;; # mkfs.xfs refuses less than 300 MB
+  *)
+    echo "BGTASK_POWER_CUT_FS: ext4 or xfs, not $PC_FS" >&2
+    exit 2
+    ;;
+esac
 
 # pc_setup: makes and mounts the file system, or skips the test (exit 125).
 pc_setup() {
   require_root
-  require_tool mkfs.ext4 losetup strace jq
+  require_tool "mkfs.$PC_FS" losetup strace jq
   [ -x "$PC_SHUTDOWN" ] || skip "no $PC_SHUTDOWN (build the tests, or set BGTASK_BUILD_DIR)"
-  truncate -s 96M "$PC_IMG"
-  mkfs.ext4 -q -F "$PC_IMG" >/dev/null 2>&1 || skip "mkfs.ext4 failed on $PC_IMG"
+  grep -qw "$PC_FS" /proc/filesystems || modprobe "$PC_FS" 2>/dev/null ||
+    skip "this kernel has no $PC_FS"
+  truncate -s "$PC_SIZE" "$PC_IMG"
+  "mkfs.$PC_FS" -q "$PC_MKFS_FORCE" "$PC_IMG" >"$WORK/mkfs.err" 2>&1 ||
+    skip "mkfs.$PC_FS failed on $PC_IMG: $(head -1 "$WORK/mkfs.err")"
   mkdir -p "$PC_MNT"
   PC_LOOP=$(losetup -f --show "$PC_IMG" 2>"$WORK/mount.err") ||
     skip "loop devices are unavailable here (losetup: $(head -1 "$WORK/mount.err"))"
-  mount -o commit=60 "$PC_LOOP" "$PC_MNT" 2>"$WORK/mount.err" || {
+  mount "${PC_MOUNT_OPTIONS[@]}" "$PC_LOOP" "$PC_MNT" 2>"$WORK/mount.err" || {
     losetup -d "$PC_LOOP"
     skip "cannot mount a loop device here ($(head -1 "$WORK/mount.err"))"
   }
@@ -41,7 +54,7 @@ pc_setup() {
 pc_mount() {
   losetup -d "$PC_LOOP" 2>/dev/null || true
   PC_LOOP=$(losetup -f --show "$PC_IMG") || fail "losetup failed after the cut"
-  mount -o commit=60 "$PC_LOOP" "$PC_MNT" || fail "cannot mount $PC_IMG again after the cut"
+  mount "${PC_MOUNT_OPTIONS[@]}" "$PC_LOOP" "$PC_MNT" || fail "cannot mount $PC_IMG again after the cut"
   touch "$PC_MNT/.alive" && rm "$PC_MNT/.alive" || fail "$PC_MNT is not usable after the remount"
 }
 
@@ -77,11 +90,25 @@ pc_unmount() {
   losetup -d "$PC_LOOP" 2>/dev/null || true
 }
 
-# pc_cut: the power cut, then what a reboot does: everything killed, the file
-# system mounted again (the journal replayed), a new boot id.
+# pc_cut [BOOK_FILE...]: the power cut, then what a reboot does: everything
+# killed, the file system mounted again (the journal replayed), a new boot
+# id. The processes live on for a moment after the shutdown, until killed:
+# ext4 fails their fsyncs (EIO), so what they report then is checked too;
+# xfs answers an fsync of a directory with success (its aborted log leaves
+# nothing to force), which no process would hear after a real cut, so there
+# each BOOK_FILE (what commands reported) is cut back to its size at the cut.
 pc_cut() {
+  local f sizes=()
+  for f in "$@"; do
+    sizes+=("$(stat -c %s "$f")")
+  done
   "$PC_SHUTDOWN" "$PC_MNT" || fail "the shutdown ioctl failed on $PC_MNT"
   pc_reboot
+  [ "$PC_FS" != ext4 ] || return 0
+  for f in "$@"; do
+    truncate -s "${sizes[0]}" "$f"
+    sizes=("${sizes[@]:1}")
+  done
 }
 
 # pc_reboot: what a reboot does after a cut made with $PC_SHUTDOWN.

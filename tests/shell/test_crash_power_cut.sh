@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Power cuts (power_cut_lib.sh): ext4 on a loop file, FS_IOC_SHUTDOWN, remount,
-# a new boot id. Two campaigns:
+# Power cuts (power_cut_lib.sh): ext4 on a loop file (xfs with
+# BGTASK_POWER_CUT_FS=xfs: test_crash_power_cut_xfs.sh), FS_IOC_SHUTDOWN,
+# remount, a new boot id. Two campaigns:
 # - cut points: one task's life (`start`, its supervisor, a `wait` on it) is
 #   held right after its K-th call of one system call (strace delay_exit),
 #   and the power is cut during the hold; for every K up to the last call;
@@ -13,6 +14,8 @@
 # invariants hold (invariants.sh).
 # CI size: the calls that make things durable (fsync, fdatasync, renameat) and
 # 3 random cuts; full size (scripts/soak): every file system call and 30 cuts.
+# BGTASK_POWER_CUT_CALLS (system call names) and BGTASK_POWER_CUTS override
+# either size.
 # In a mount namespace of its own, so that no namespace made elsewhere holds
 # on to the file system between cuts.
 if [ -z "${BGTASK_POWER_CUT_NS:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
@@ -23,9 +26,13 @@ source "$(dirname "$0")/crash_lib.sh"
 source "$(dirname "$0")/power_cut_lib.sh"
 pc_setup
 
-CALLS=$(scaled "fsync fdatasync renameat" "openat write pwrite64 fsync fdatasync renameat unlinkat ftruncate fallocate")
-RANDOM_CUTS=${BGTASK_POWER_CUTS:-$(scaled 3 30)}
-LOAD_TASKS=$(scaled 12 30)
+CI_CALLS="fsync fdatasync renameat" CI_CUTS=3 CI_TASKS=12
+# The second file system's CI round is one random cut under a lighter load
+# (each cut point costs seconds); scripts/soak runs it at full size.
+[ "$PC_FS" = ext4 ] || CI_CALLS="" CI_CUTS=1 CI_TASKS=8
+CALLS=${BGTASK_POWER_CUT_CALLS-$(scaled "$CI_CALLS" "openat write pwrite64 fsync fdatasync renameat unlinkat ftruncate fallocate")}
+RANDOM_CUTS=${BGTASK_POWER_CUTS:-$(scaled "$CI_CUTS" 30)}
+LOAD_TASKS=$(scaled "$CI_TASKS" 30)
 HOLD_US=4000000
 # Output big enough to be in the page cache only, unless fsynced.
 TASK_CMD='head -c 60000 /dev/zero | tr "\0" x; echo; echo end'
@@ -86,7 +93,7 @@ cut_point() {
     return 1
   fi
   sleep 0.2 # a waiter woken by what the held call did reports now, or never
-  pc_cut
+  pc_cut "$BOOK.printed" "$BOOK.reports" "$BOOK.exits"
   kill "$observer" 2>/dev/null || true
   wait "$tracer" "$observer" 2>/dev/null || true
   CUT_POINTS=$((CUT_POINTS + 1))
@@ -143,7 +150,7 @@ random_cut() {
     sleep 0.0$((RANDOM % 10))
   done
   sleep "$((RANDOM % 2)).$((RANDOM % 10))"
-  pc_cut
+  pc_cut "$BOOK.printed" "$BOOK.reports" "$BOOK.exits"
   kill "${pids[@]}" 2>/dev/null || true
   wait "${pids[@]}" 2>/dev/null || true
   TASKS=$((TASKS + LOAD_TASKS))
@@ -179,7 +186,10 @@ start_outlives_cut() {
   pc_check "$DIR" "$BOOK.printed" "$BOOK.reports" "start during a cut" || true
 }
 
-start_outlives_cut
+# xfs answers an fsync of a directory with success once it has shut down
+# (pc_cut), so a process that outlives the cut is told its rename is
+# durable: this trial holds on ext4, which reports EIO.
+[ "$PC_FS" != ext4 ] || start_outlives_cut
 for sc in $CALLS; do
   k=1
   while cut_point "$sc" "$k"; do
@@ -191,9 +201,9 @@ for _ in $(seq "$RANDOM_CUTS"); do
   random_cut
 done
 
-crash_summary "cut_points=$CUT_POINTS random_cuts=$RANDOM_CUTS tasks=$TASKS" \
+crash_summary "fs=$PC_FS cut_points=$CUT_POINTS random_cuts=$RANDOM_CUTS tasks=$TASKS" \
   "records_lost=$RECORDS_LOST reported_then_lost=$REPORTED_THEN_LOST" \
   "outputs_short=$OUTPUTS_SHORT $(pc_reports_summary)" \
   "records_checked=$INV_RECORDS_CHECKED failures=$FAILURES"
 [ "$FAILURES" -eq 0 ] || exit 1
-echo "PASS: $CUT_POINTS cut points and $RANDOM_CUTS random cuts, nothing lost"
+echo "PASS: $CUT_POINTS cut points and $RANDOM_CUTS random cuts on $PC_FS, nothing lost"
