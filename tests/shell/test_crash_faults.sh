@@ -76,6 +76,23 @@ start_trial() {
   finish_trial "$label (rc $rc)" "$TRIAL_DIR.out"
 }
 
+# fresh_temp_after_failed_fsync TRACE LABEL: after an fsync of a temp file
+# that failed (other than EINTR), that file is never fsynced again (Linux
+# may have dropped its dirty pages and cleared the error): the retry writes
+# a new temp of the same target, whose fsync succeeds.
+fresh_temp_after_failed_fsync() {
+  local trace=$1 label=$2 failed
+  failed=$(grep -v ' = -1 EINTR ' "$trace" | sed -n 's/^fsync([0-9]*<\(.*\.tmp\)>) = -1 E.*(INJECTED)$/\1/p' | sed -n 1p)
+  [ -n "$failed" ] || return 0
+  if awk -v f="<$failed" 'after && index($0, f) { found = 1 } /INJECTED/ { after = 1 } END { exit !found }' "$trace"; then
+    trial_failed "$label" "$failed was fsynced again after its fsync failed"
+  fi
+  if ! awk -v t="<${failed%.*.tmp}." -v f="<$failed" 'after && index($0, t) && !index($0, f) && / = 0$/ { ok = 1 }
+      /INJECTED/ { after = 1 } END { exit !ok }' "$trace"; then
+    trial_failed "$label" "no new temp of ${failed%.*.tmp} was fsynced after the failure"
+  fi
+}
+
 # supervisor_trial INJECTION: a fault in the supervisor.
 supervisor_trial() {
   local spec=$1 label="supervisor: $1" id state
@@ -95,6 +112,7 @@ supervisor_trial() {
       if [[ "$spec" != *+ ]] && [ "$state" != succeeded ]; then
         trial_failed "$label" "task $id ended as '$state', not succeeded"
       fi
+      fresh_temp_after_failed_fsync "$TRIAL_DIR.trace" "$label"
     fi
   fi
   finish_trial "$label (start rc $START_RC)" "$TRIAL_DIR.out"
