@@ -46,12 +46,13 @@ std::optional<Milliseconds> follow_interval(const std::vector<TaskRecord>& recor
 }
 
 // What a line of task `record` starts with: its name when no other
-// followed task has that name, else its ID.
+// followed task has that name, else its ID. Escaped as a table cell is, on a
+// terminal or not: a name can neither forge a line nor reach the terminal.
 std::string line_prefix(const TaskRecord& record, const std::vector<TaskRecord>& all)
 {
   const auto same_name = std::count_if(
     all.begin(), all.end(), [&](const TaskRecord& r) { return r.name && r.name == record.name; });
-  return (record.name && same_name == 1 ? *record.name : record.id) + "| ";
+  return escape_table_cell(record.name && same_name == 1 ? *record.name : record.id) + "| ";
 }
 
 // output --follow of several tasks: their lines interleaved as they come,
