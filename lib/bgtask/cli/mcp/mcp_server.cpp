@@ -228,7 +228,7 @@ json::value Session::call_tool(const json::object& params, const RequestSet::Con
     const ToolContext context{&m_launcher, control.cancel_fd, progress_of(params)};
     json::object data = tool.handler(m_dir, args, context);
     std::string text = tool_text(tool.name, data);
-    return {{"content", {{{"type", "text"}, {"text", std::move(text)}}}},
+    return {{"content", {{{"type", "text"}, {"text", text}}}},
             {"structuredContent", std::move(data)},
             {"isError", false}};
   } catch (const ToolArgumentError& e) {
