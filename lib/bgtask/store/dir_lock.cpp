@@ -3,6 +3,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/file_locks.hpp>
 
 #include <cerrno>
 #include <dirent.h>
@@ -48,7 +49,20 @@ int lock_file(int fd, int operation)
 DirLock DirLock::acquire(const TaskDir& dir, const std::string& name)
 {
   UniqueFd fd = open_lock_file(dir, name);
-  if (const int err = lock_file(fd.get(), LOCK_EX)) {
+  // Never a blocking flock: a stopped holder would hold this process for ever.
+  int err = 0;
+  const bool taken = retry_until_taken(
+    [&] {
+      err = lock_file(fd.get(), LOCK_EX | LOCK_NB);
+      return err != EWOULDBLOCK;
+    },
+    k_lock_patience);
+  if (!taken) {
+    throw Error(ExitCode::failure, "cannot lock " + dir.file_path(name) + ": held for " +
+                                     format_duration(k_lock_patience) + " by " +
+                                     describe_lock_holders(lock_holders(fd.get(), 0)));
+  }
+  if (err != 0) {
     throw_system("cannot lock " + dir.file_path(name), err);
   }
   return DirLock(std::move(fd));

@@ -5,6 +5,7 @@
 #include <bgtask/store/task_id_claim.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/file_locks.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -19,6 +20,9 @@ namespace {
 // `.cache/newest`: one line, `ID BOOT_ID`.
 constexpr const char* k_hint_name = "newest";
 constexpr std::size_t k_max_hint_bytes = 256;
+// The hint is only a cache: past this wait for its lock (a stopped holder),
+// the directory is scanned instead.
+constexpr Milliseconds k_hint_patience{1000};
 
 // The hint file of `dir` (created if `create` says so), opened and locked,
 // or an invalid descriptor where it cannot be had or trusted.
@@ -33,10 +37,15 @@ UniqueFd open_locked_hint(const TaskDir& dir, CreateFolder create)
   if (!fd) {
     return {};
   }
-  while (::flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) {
-      return {};
-    }
+  int err = 0;
+  const bool locked = retry_until_taken(
+    [&] {
+      err = ::flock(fd.get(), LOCK_EX | LOCK_NB) == 0 ? 0 : errno;
+      return err != EWOULDBLOCK && err != EINTR;
+    },
+    k_hint_patience);
+  if (!locked || err != 0) {
+    return {};
   }
   struct stat st
   {

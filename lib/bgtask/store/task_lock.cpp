@@ -2,6 +2,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/file_locks.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
@@ -16,10 +17,9 @@ constexpr off_t k_ownership_byte = 0;
 constexpr off_t k_update_byte = 1;
 constexpr off_t k_reader_byte = 2;
 
-enum class Wait { yes, no };
-
-// Returns 0, or the errno of fcntl (EAGAIN when held elsewhere).
-int set_lock(int fd, short type, off_t byte, Wait wait)
+// Sets or clears a lock without waiting: 0, or the errno of fcntl (EAGAIN
+// when held elsewhere).
+int set_lock(int fd, short type, off_t byte)
 {
   struct flock fl
   {
@@ -28,8 +28,7 @@ int set_lock(int fd, short type, off_t byte, Wait wait)
   fl.l_whence = SEEK_SET;
   fl.l_start = byte;
   fl.l_len = 1;
-  const int command = wait == Wait::yes ? F_OFD_SETLKW : F_OFD_SETLK;
-  while (::fcntl(fd, command, &fl) != 0) {
+  while (::fcntl(fd, F_OFD_SETLK, &fl) != 0) {
     if (errno != EINTR) {
       return errno;
     }
@@ -50,7 +49,7 @@ std::optional<TaskLock> TaskLock::create_owned(const TaskDir& dir, std::string_v
     }
     throw_system("cannot create " + dir.file_path(name), errno);
   }
-  if (int err = set_lock(fd.get(), F_WRLCK, k_ownership_byte, Wait::no)) {
+  if (int err = set_lock(fd.get(), F_WRLCK, k_ownership_byte)) {
     if (err == EAGAIN) {
       return std::nullopt; // `cleanup` took it as an orphan before we locked it
     }
@@ -118,37 +117,51 @@ bool TaskLock::ownership_held() const
 
 bool TaskLock::try_take_ownership()
 {
-  return set_lock(m_fd.get(), F_WRLCK, k_ownership_byte, Wait::no) == 0;
+  return set_lock(m_fd.get(), F_WRLCK, k_ownership_byte) == 0;
 }
 
 bool TaskLock::try_lock_updates()
 {
-  return set_lock(m_fd.get(), F_WRLCK, k_update_byte, Wait::no) == 0;
+  return set_lock(m_fd.get(), F_WRLCK, k_update_byte) == 0;
 }
 
 void TaskLock::lock_updates()
 {
+  const std::string what = "cannot lock a task record for update";
   if (m_read_only) {
-    throw_system("cannot lock a task record for update", EROFS);
+    throw_system(what, EROFS);
   }
-  if (int err = set_lock(m_fd.get(), F_WRLCK, k_update_byte, Wait::yes)) {
-    throw_system("cannot lock a task record for update", err);
+  // Never F_OFD_SETLKW: a stopped holder would hold this process for ever.
+  int err = 0;
+  const bool taken = retry_until_taken(
+    [&] {
+      err = set_lock(m_fd.get(), F_WRLCK, k_update_byte);
+      return err != EAGAIN;
+    },
+    k_lock_patience);
+  if (!taken) {
+    throw Error(ExitCode::failure,
+                what + ": held for " + format_duration(k_lock_patience) + " by " +
+                  describe_lock_holders(lock_holders(m_fd.get(), k_update_byte)));
+  }
+  if (err != 0) {
+    throw_system(what, err);
   }
 }
 
 void TaskLock::unlock_updates()
 {
-  set_lock(m_fd.get(), F_UNLCK, k_update_byte, Wait::no);
+  set_lock(m_fd.get(), F_UNLCK, k_update_byte);
 }
 
 bool TaskLock::try_hold_for_reading()
 {
-  return set_lock(m_fd.get(), F_RDLCK, k_reader_byte, Wait::no) == 0;
+  return set_lock(m_fd.get(), F_RDLCK, k_reader_byte) == 0;
 }
 
 bool TaskLock::try_exclude_readers()
 {
-  return set_lock(m_fd.get(), F_WRLCK, k_reader_byte, Wait::no) == 0;
+  return set_lock(m_fd.get(), F_WRLCK, k_reader_byte) == 0;
 }
 
 bool TaskLock::is_linked(const TaskDir& dir, std::string_view id) const
