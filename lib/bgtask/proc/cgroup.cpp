@@ -311,6 +311,15 @@ bool TaskCgroup::set_frozen(bool frozen) const
          write_file(m_freezer + "/freezer.state", frozen ? "FROZEN" : "THAWED", error);
 }
 
+bool TaskCgroup::frozen_now() const
+{
+  if (m_v2) {
+    return read_key(m_unified + "/cgroup.events", "frozen") == 1;
+  }
+  const auto state = read_file(m_freezer + "/freezer.state");
+  return !m_freezer.empty() && state && state->starts_with("FROZEN");
+}
+
 std::string TaskCgroup::paths() const
 {
   std::string text;

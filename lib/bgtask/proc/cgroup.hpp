@@ -57,6 +57,10 @@ public:
   // group (the caller then signals each process).
   bool set_frozen(bool frozen) const;
 
+  // True once every process of the groups is frozen (v2: cgroup.events
+  // says `frozen 1`; v1: freezer.state says FROZEN, not FREEZING).
+  bool frozen_now() const;
+
   // The groups' directories, `;`-separated, as the record keeps them.
   std::string paths() const;
 

@@ -46,7 +46,7 @@ SupervisedTree::SupervisedTree(std::string id, pid_t leader, const TaskCgroup* c
 {
 }
 
-void SupervisedTree::signal(int sig)
+std::vector<int> SupervisedTree::processes() const
 {
   auto pids = supervised_processes(::getpid(), m_id);
   if (m_cgroup != nullptr) {
@@ -56,7 +56,36 @@ void SupervisedTree::signal(int sig)
       }
     }
   }
-  signal_processes(m_reaped ? 0 : m_leader, pids, sig);
+  return pids;
+}
+
+void SupervisedTree::signal(int sig)
+{
+  signal_processes(m_reaped ? 0 : m_leader, processes(), sig);
+}
+
+bool SupervisedTree::settled(Milliseconds patience) const
+{
+  const auto give_up = std::chrono::steady_clock::now() + patience;
+  for (;;) {
+    bool all = true;
+    if (m_frozen_by_cgroup) {
+      all = m_cgroup->frozen_now();
+    } else {
+      for (const int pid : processes()) {
+        const auto stat = read_process_stat(pid);
+        if (stat && stat->state != 'T' && stat->state != 't' && stat->state != 'Z' &&
+            stat->state != 'X') {
+          all = false;
+          break;
+        }
+      }
+    }
+    if (all || std::chrono::steady_clock::now() >= give_up) {
+      return all;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void SupervisedTree::freeze(bool frozen)

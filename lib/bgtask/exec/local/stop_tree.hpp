@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace bgtask {
 
@@ -55,11 +56,20 @@ public:
   // (supervised_processes) and, with a cgroup, every process in it.
   void signal(int sig);
 
+  // The processes signal() reaches but the group: the descendants, and the
+  // cgroup's members.
+  std::vector<int> processes() const;
+
   // Stops (`frozen`) or continues the tree: through the cgroup's freezer
   // where it has one, else with SIGSTOP (twice: a process forking during the
   // first round has a child that escaped it) or SIGCONT.
   void freeze(bool frozen);
   bool frozen() const { return m_frozen; }
+
+  // After freeze(true): true once every process is stopped (or gone), so
+  // that what it holds now it holds until continued. Looks for up to
+  // `patience`.
+  bool settled(Milliseconds patience) const;
 
   // Sends TERM (and continues a frozen tree: a stopped process acts on TERM
   // only once continued); KILL is due after `grace`. `why` is kept.

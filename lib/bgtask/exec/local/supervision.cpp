@@ -1,3 +1,4 @@
+#include <bgtask/exec/local/pause_safety.hpp>
 #include <bgtask/exec/local/supervision.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/proc/memory_trim.hpp>
@@ -24,6 +25,11 @@ constexpr Milliseconds k_record_check{2000};
 
 // How long the command runs before the supervisor trims its memory.
 constexpr Milliseconds k_trim_delay{50};
+
+// How long a pause waits for the stopped tree to settle, and how soon it
+// tries again after it found one of bgtask's own processes holding a lock.
+constexpr Milliseconds k_pause_settle{200};
+constexpr Milliseconds k_pause_retry{20};
 
 } // namespace
 
@@ -81,13 +87,20 @@ void Supervision::trim_later()
       }
     }
     stop_if_removed(now);
+    if (m_pause_retry_at && now >= *m_pause_retry_at) {
+      m_pause_retry_at.reset();
+      if (m_tree.stopping() == Stopping::no) {
+        follow_pause_request();
+      }
+    }
     if (status && !still_held()) {
       break;
     }
     const bool timing = m_tree.stopping() == Stopping::no && !m_tree.frozen();
     auto next = m_tree.kill_at() ? m_tree.kill_at() : (timing ? m_timeout_at : std::nullopt);
     if (m_tree.stopping() == Stopping::no) {
-      next = std::min({next.value_or(m_record_check_at), m_record_check_at, m_removal.next_look()});
+      next = std::min({next.value_or(m_record_check_at), m_record_check_at, m_removal.next_look(),
+                       m_pause_retry_at.value_or(m_record_check_at)});
     }
     if (status) {
       // Holders of the output that are not our children: no event tells
@@ -227,8 +240,12 @@ void Supervision::follow_pause_request()
     return;
   }
   const bool want = loaded.record.pause.requested;
+  m_pause_retry_at.reset();
   if (want && !m_tree.frozen()) {
-    m_tree.freeze(true);
+    if (!pause_without_held_locks()) {
+      m_pause_retry_at = steady_now() + k_pause_retry;
+      return;
+    }
     m_paused_at = Clock::now();
   } else if (!want && m_tree.frozen()) {
     m_tree.freeze(false);
@@ -248,6 +265,21 @@ void Supervision::follow_pause_request()
     }
     r.pause.requested = paused;
   });
+}
+
+// Stops the tree, unless that would stop one of bgtask's own processes
+// while it holds a lock of the directory (a `progress`, a `start` the
+// command runs): it would hold it until resumed, and every writer of that
+// record (this supervisor too) or every `start --dedupe` would wait for it.
+// Then the tree is continued at once, and false: try again a moment later.
+bool Supervision::pause_without_held_locks()
+{
+  m_tree.freeze(true);
+  if (m_tree.settled(k_pause_settle) && !holds_directory_lock(m_tree.processes(), m_dir)) {
+    return true;
+  }
+  m_tree.freeze(false);
+  return false;
 }
 
 } // namespace bgtask

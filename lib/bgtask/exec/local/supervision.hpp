@@ -60,6 +60,7 @@ private:
   bool cancel_requested_in_record();
   Milliseconds requested_grace();
   void follow_pause_request();
+  bool pause_without_held_locks();
 
   const TaskDir& m_dir;
   SupervisorPlan& m_plan;
@@ -77,6 +78,7 @@ private:
   };
   std::optional<Clock::time_point> m_timeout_at;
   Clock::time_point m_paused_at;
+  std::optional<Clock::time_point> m_pause_retry_at; // a pause put off: a lock was held
   std::optional<Clock::time_point> m_trim_at;
   std::function<void()> m_before_trim;
 };
