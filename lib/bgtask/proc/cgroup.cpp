@@ -1,4 +1,5 @@
 #include <bgtask/proc/cgroup.hpp>
+#include <bgtask/proc/stop_loop.hpp>
 #include <bgtask/util/split.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -334,20 +335,15 @@ std::string TaskCgroup::paths() const
 void TaskCgroup::remove()
 {
   set_frozen(false); // a frozen v1 process cannot die
-  for (int round = 0; round < 200; ++round) {
-    const auto pids = processes();
-    if (pids.empty()) {
-      break;
-    }
-    for (const int pid : pids) {
-      if (pid > 1) {
-        ::kill(pid, SIGKILL);
+  stop_processes(
+    [&](int sig) {
+      int signalled = 0;
+      for (const int pid : processes()) {
+        signalled += pid > 1 && ::kill(pid, sig) == 0 ? 1 : 0;
       }
-    }
-    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+      return signalled;
+    },
+    {}, std::nullopt, ReapChildren::yes);
   for (auto* dir : {&m_unified, &m_memory, &m_pids, &m_cpu, &m_freezer}) {
     if (!dir->empty()) {
       ::rmdir(dir->c_str());

@@ -6,6 +6,7 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
 #include <bgtask/proc/spawn.hpp>
+#include <bgtask/proc/stop_loop.hpp>
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -162,7 +163,7 @@ void stop_hook_leftovers(std::string_view id, Milliseconds grace)
     reap_exited_children();
     return !supervised_processes(::getpid(), id).empty();
   };
-  stop_with_grace(signal, alive, grace);
+  stop_processes(signal, alive, grace, ReapChildren::no);
 }
 
 // Appends the hook's `on_exit` event to the record; best effort.

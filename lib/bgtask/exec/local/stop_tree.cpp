@@ -5,6 +5,7 @@
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/process_tree.hpp>
 #include <bgtask/proc/session_members.hpp>
+#include <bgtask/proc/stop_loop.hpp>
 
 #include <algorithm>
 #include <csignal>
@@ -14,30 +15,6 @@
 #include <unistd.h>
 
 namespace bgtask {
-
-namespace {
-
-constexpr std::chrono::milliseconds k_stop_poll{20};
-constexpr int k_kill_rounds = 50;
-
-} // namespace
-
-int stop_with_grace(const TreeSignal& signal, const std::function<bool()>& alive,
-                    Milliseconds grace)
-{
-  const int signalled = signal(SIGTERM);
-  if (signalled == 0) {
-    return 0;
-  }
-  const auto kill_at = std::chrono::steady_clock::now() + grace;
-  while (std::chrono::steady_clock::now() < kill_at && alive()) {
-    std::this_thread::sleep_for(k_stop_poll);
-  }
-  for (int round = 0; round < k_kill_rounds && signal(SIGKILL) > 0; ++round) {
-    std::this_thread::sleep_for(k_stop_poll);
-  }
-  return signalled;
-}
 
 SupervisedTree::SupervisedTree(std::string id, pid_t leader, const TaskCgroup* cgroup)
   : m_id(std::move(id)),
@@ -125,16 +102,13 @@ void SupervisedTree::begin_stop(Stopping why, Milliseconds grace)
 
 void SupervisedTree::kill_remaining_descendants()
 {
-  for (int round = 0; round < 500; ++round) {
-    const auto descendants = supervised_processes(::getpid(), m_id);
-    if (descendants.empty()) {
-      return;
-    }
-    signal_processes(0, descendants, SIGKILL);
-    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  stop_processes(
+    [&](int sig) {
+      const auto descendants = supervised_processes(::getpid(), m_id);
+      signal_processes(0, descendants, sig);
+      return static_cast<int>(descendants.size());
+    },
+    {}, std::nullopt, ReapChildren::yes);
 }
 
 int signal_task_tree(const TaskRecord& record, int sig)
@@ -174,8 +148,8 @@ int signal_orphaned_processes(const TaskRecord& record, int sig)
 
 void stop_orphaned(const TaskRecord& record, Milliseconds grace)
 {
-  stop_with_grace([&](int sig) { return signal_orphaned_processes(record, sig); },
-                  [&] { return command_alive(record); }, grace);
+  stop_processes([&](int sig) { return signal_orphaned_processes(record, sig); },
+                 [&] { return command_alive(record); }, grace, ReapChildren::no);
 }
 
 } // namespace bgtask

@@ -16,24 +16,17 @@ class TaskCgroup;
 
 // How a local task's processes are stopped: TERM, then KILL once the grace
 // period has passed. Three parties stop a task, each with what it can
-// verify (task_processes.hpp):
-// - its supervisor (on cancel, timeout or removal): SupervisedTree;
+// verify (task_processes.hpp), the blocking ones through the one loop
+// (proc/stop_loop.hpp):
+// - its supervisor (on cancel, timeout or removal): SupervisedTree, without
+//   blocking, then stop_processes for what is left;
 // - `cancel`, past a supervisor that does not answer (stop_unanswered.hpp):
-//   signal_task_tree through stop_with_grace;
-// - `cancel` of a task whose supervisor is gone: stop_orphaned.
+//   signal_task_tree through stop_processes;
+// - `cancel` or reconciliation of a task whose supervisor is gone:
+//   stop_orphaned.
 
 // Why a supervisor stops its command's tree.
 enum class Stopping { no, cancel, timeout };
-
-// Sends a signal to a task's processes and says how many got it.
-using TreeSignal = std::function<int(int sig)>;
-
-// Sends TERM through `signal`. If none got it, returns 0 at once (nothing is
-// left to stop). Else waits, looking every 20 ms, until `alive` is false or
-// `grace` has passed, then sends KILL until none gets it (at most 50 rounds,
-// 20 ms apart). Blocks; returns how many got TERM.
-int stop_with_grace(const TreeSignal& signal, const std::function<bool()>& alive,
-                    Milliseconds grace);
 
 // The tree of the command a supervisor runs, as the supervisor stops,
 // pauses and continues it without blocking: begin_stop sends TERM and sets
@@ -117,7 +110,7 @@ int signal_task_tree(const TaskRecord& record, int sig);
 int signal_orphaned_processes(const TaskRecord& record, int sig);
 
 // Stops what is left of a task whose supervisor is gone: TERM to its
-// processes, KILL after `grace` (stop_with_grace). Returns once none is left.
+// processes, KILL after `grace` (stop_processes). Returns once none is left.
 void stop_orphaned(const TaskRecord& record, Milliseconds grace);
 
 } // namespace bgtask

@@ -1,6 +1,7 @@
 #include <bgtask/exec/local/stop_tree.hpp>
 #include <bgtask/exec/local/stop_unanswered.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/proc/stop_loop.hpp>
 #include <bgtask/store/task_lock.hpp>
 
 #include <csignal>
@@ -37,8 +38,9 @@ std::optional<std::string> stop_unanswered(const TaskDir& dir, const TaskRecord&
   if (!stopped && attempt != CancelAttempt::last) {
     return std::nullopt;
   }
-  const int signalled = stop_with_grace([&](int sig) { return signal_task_tree(record, sig); },
-                                        [&] { return signal_task_tree(record, 0) > 0; }, grace);
+  const int signalled =
+    stop_processes([&](int sig) { return signal_task_tree(record, sig); },
+                   [&] { return signal_task_tree(record, 0) > 0; }, grace, ReapChildren::no);
   const bool left = signal_task_tree(record, 0) > 0;
   return "task " + record.id + " is not recorded cancelled yet: its supervisor (pid " +
          std::to_string(owner.pid) + ") " +
