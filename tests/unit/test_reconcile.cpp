@@ -131,6 +131,21 @@ TEST(JudgeRecord, KeepsARecordAlreadyMarkedUnsupervised)
   EXPECT_EQ(judge_record(record, observed(false, true)), Verdict::keep);
 }
 
+TEST(JudgeRecord, EndsAPausedTaskWhoseSupervisorDied)
+{
+  TaskRecord record = running_record();
+  record.pause.requested = true;
+  record.pause.paused = true;
+  record.pause.since = bgtask::now();
+  EXPECT_EQ(judge_record(record, observed(true, true)), Verdict::keep);
+  EXPECT_EQ(judge_record(record, observed(false, true)), Verdict::paused_orphan);
+  record.unsupervised = true;
+  EXPECT_EQ(judge_record(record, observed(false, true)), Verdict::paused_orphan);
+  apply_verdict(record, Verdict::paused_orphan);
+  EXPECT_EQ(record.state, TaskState::lost);
+  EXPECT_NE(record.error.value_or("").find("paused"), std::string::npos);
+}
+
 TEST(JudgeRecord, FindsTheTaskLostWhenSupervisorAndCommandAreGone)
 {
   EXPECT_EQ(judge_record(running_record(), observed(false, false)), Verdict::supervisor_died);

@@ -20,6 +20,9 @@ Verdict judge_record(const TaskRecord& record, const Liveness& liveness)
     return Verdict::cannot_judge;
   }
   if (liveness.command_alive) {
+    if (record.pause.paused || record.pause.requested) {
+      return Verdict::paused_orphan;
+    }
     return record.unsupervised ? Verdict::keep : Verdict::unsupervised;
   }
   return Verdict::supervisor_died;
@@ -51,6 +54,12 @@ void apply_verdict(TaskRecord& record, Verdict verdict)
     add_event(record, "reconciled", "supervisor died; exit status unknown");
     finish_record(record, TaskState::lost, "supervisor died; exit status unknown");
     break;
+  case Verdict::paused_orphan: {
+    const std::string why = "supervisor died while the task was paused; its processes were killed";
+    add_event(record, "reconciled", why);
+    finish_record(record, TaskState::lost, why);
+    break;
+  }
   case Verdict::unsupervised:
     record.unsupervised = true;
     add_event(record, "reconciled", "supervisor died; command still running");

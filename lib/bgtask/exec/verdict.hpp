@@ -13,6 +13,7 @@ enum class Verdict {
   host_rebooted,   // owner from an earlier boot: lost
   unsupervised,    // owner gone, command still running: mark it
   supervisor_died, // owner and command gone: lost
+  paused_orphan,   // owner gone while the task was paused: nobody can resume it; killed, lost
 };
 
 // The rule itself, free of I/O: decides from the record and what its

@@ -352,19 +352,59 @@ void TaskCgroup::remove()
   }
 }
 
+namespace {
+
+// True if `dir` is what create() makes: an absolute path ending in
+// bgtask/NAME (NAME being `id` unless it is empty).
+bool is_task_group(const std::string& dir, std::string_view id)
+{
+  const auto slash = dir.rfind('/');
+  return dir.starts_with('/') && slash != std::string::npos &&
+         dir.find("..") == std::string::npos &&
+         dir.substr(0, slash).ends_with(std::string("/") + k_parent) &&
+         (id.empty() || std::string_view(dir).substr(slash + 1) == id);
+}
+
+} // namespace
+
 void TaskCgroup::remove_leftover(std::string_view paths)
 {
   for (const auto part : split(paths, ';', EmptyParts::drop)) {
     const std::string dir(part);
-    // Only what create() makes: an absolute path ending in bgtask/NAME.
-    const auto slash = dir.rfind('/');
-    if (!dir.starts_with('/') || slash == std::string::npos ||
-        dir.find("..") != std::string::npos ||
-        !dir.substr(0, slash).ends_with(std::string("/") + k_parent)) {
+    if (is_task_group(dir, "")) {
+      ::rmdir(dir.c_str());
+    }
+  }
+}
+
+TaskCgroup TaskCgroup::recorded(std::string_view paths, std::string_view id)
+{
+  TaskCgroup group;
+  for (const auto part : split(paths, ';', EmptyParts::drop)) {
+    const std::string dir(part);
+    struct stat st
+    {
+    };
+    if (id.empty() || !is_task_group(dir, id) || ::stat(dir.c_str(), &st) != 0 ||
+        !S_ISDIR(st.st_mode)) {
       continue;
     }
-    ::rmdir(dir.c_str());
+    // Which hierarchy: a v2 group has cgroup.freeze, a v1 freezer group
+    // freezer.state; the others only list and lose their processes.
+    if (::access((dir + "/cgroup.freeze").c_str(), F_OK) == 0) {
+      group.m_v2 = true;
+      group.m_unified = dir;
+    } else if (::access((dir + "/freezer.state").c_str(), F_OK) == 0) {
+      group.m_freezer = dir;
+    } else if (group.m_memory.empty()) {
+      group.m_memory = dir;
+    } else if (group.m_pids.empty()) {
+      group.m_pids = dir;
+    } else {
+      group.m_cpu = dir;
+    }
   }
+  return group;
 }
 
 } // namespace bgtask

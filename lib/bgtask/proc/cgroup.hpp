@@ -71,6 +71,14 @@ public:
   // empty; for the record of a task whose supervisor died.
   static void remove_leftover(std::string_view paths);
 
+  // The groups of task `id` that `paths` (as paths() wrote them) names and
+  // that still exist, for a task whose supervisor died: only directories
+  // that create() makes (`.../bgtask/ID`). Empty if none is left.
+  static TaskCgroup recorded(std::string_view paths, std::string_view id);
+
+  // True if it names no group.
+  bool empty() const { return paths().empty(); }
+
 private:
   bool m_v2 = false;
   std::string m_unified; // v2: the one group

@@ -1,4 +1,6 @@
 #include <bgtask/exec/local/local_reconcile.hpp>
+#include <bgtask/exec/local/stop_tree.hpp>
+#include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/exec/local/task_liveness.hpp>
 #include <bgtask/exec/verdict.hpp>
 #include <bgtask/proc/cgroup.hpp>
@@ -34,6 +36,9 @@ Change reconcile_change(TaskRecord& record, const Liveness& liveness, TaskLock& 
              verdict == Verdict::cannot_judge) {
     return Change::keep;
   } else {
+    if (verdict == Verdict::paused_orphan) {
+      end_pause(record);
+    }
     apply_verdict(record, verdict);
   }
   if (is_final(record.state) && record.cgroup) {
@@ -77,6 +82,9 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
   if (!lock) {
     return report_without_lock(dir, std::move(record), verdict);
   }
+  if (verdict == Verdict::paused_orphan && lock->read_only()) {
+    return record; // nothing may be written, so nothing is killed either
+  }
   if (lock->read_only()) {
     // A read-only directory: say what is true, write nothing.
     TaskRecord reported = record;
@@ -86,6 +94,11 @@ TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
   // racing reconcilers still rewrite the record once.
   if (verdict == Verdict::host_rebooted && !lock->try_take_ownership()) {
     return record;
+  }
+  if (verdict == Verdict::paused_orphan) {
+    // No supervisor is left to resume it: thaw and kill what is left (the
+    // ownership lock, taken by judge_liveness, makes this reconciler the one).
+    stop_orphaned(record, Milliseconds(0));
   }
   try {
     auto update = update_record(dir, *lock, record.id, [&](TaskRecord& current) {

@@ -148,8 +148,27 @@ int signal_orphaned_processes(const TaskRecord& record, int sig)
 
 void stop_orphaned(const TaskRecord& record, Milliseconds grace)
 {
-  stop_processes([&](int sig) { return signal_orphaned_processes(record, sig); },
-                 [&] { return command_alive(record); }, grace, ReapChildren::no);
+  // Its cgroup, if it had one, holds what left the session; frozen there
+  // (a paused task), a process never acts on a signal until thawed.
+  TaskCgroup cgroup = TaskCgroup::recorded(record.cgroup.value_or(""), record.id);
+  const auto signal = [&](int sig) {
+    int signalled = signal_orphaned_processes(record, sig);
+    for (const int pid : cgroup.processes()) {
+      signalled += pid > 1 && ::kill(pid, sig) == 0 ? 1 : 0;
+    }
+    if (sig == SIGTERM) {
+      // A paused task: stopped, a process acts on TERM only once continued.
+      cgroup.set_frozen(false);
+      signal_orphaned_processes(record, SIGCONT);
+    }
+    return signalled;
+  };
+  stop_processes(
+    signal, [&] { return command_alive(record) || !cgroup.processes().empty(); }, grace,
+    ReapChildren::no);
+  if (!cgroup.empty()) {
+    cgroup.remove();
+  }
 }
 
 } // namespace bgtask

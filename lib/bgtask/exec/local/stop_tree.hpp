@@ -110,7 +110,9 @@ int signal_task_tree(const TaskRecord& record, int sig);
 int signal_orphaned_processes(const TaskRecord& record, int sig);
 
 // Stops what is left of a task whose supervisor is gone: TERM to its
-// processes, KILL after `grace` (stop_processes). Returns once none is left.
+// processes and to those in its recorded cgroup, which is thawed (a paused
+// task's processes are continued too), then KILL after `grace`
+// (stop_processes), and removes the cgroup. Returns once none is left.
 void stop_orphaned(const TaskRecord& record, Milliseconds grace);
 
 } // namespace bgtask
