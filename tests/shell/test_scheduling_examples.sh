@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The examples of the scheduling sections (docs/features.md: queues,
+# The examples of docs/scheduling.md and docs/scripting.md (queues,
 # dependencies, run, de-duplication, limits, notifications), run as written,
 # with stand-ins for make, deploy, backup, crawl, notify-send and curl.
 source "$(dirname "$0")/lib.sh"
