@@ -1,6 +1,6 @@
-# Installs the man page and the shell completions next to the binary, and
-# configures CPack so that `cpack -G DEB` in a build directory makes a Debian
-# package of what `cmake --install` installs.
+# Installs the man page, the shell completions and the guides next to the
+# binary, and configures CPack so that `cpack -G DEB` in a build directory
+# makes a Debian package of what `cmake --install` installs.
 include(GNUInstallDirs)
 
 # Debian wants man pages compressed; gzip -n keeps the result reproducible.
@@ -33,6 +33,13 @@ install(FILES ${PROJECT_SOURCE_DIR}/completions/bgtask.bash
   DESTINATION ${BGTASK_BASH_COMPLETION_DIR} RENAME bgtask)
 install(FILES ${PROJECT_SOURCE_DIR}/completions/_bgtask DESTINATION ${BGTASK_ZSH_COMPLETION_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/completions/bgtask.fish DESTINATION ${BGTASK_FISH_COMPLETION_DIR})
+
+# The README and the guides under share/doc/bgtask, with docs/ kept as a
+# folder so that the README's links and "see docs/agents.md" resolve there.
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CHANGES.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+  FILES_MATCHING PATTERN "*.md" PATTERN "*.schema.json")
 
 set(BGTASK_PACKAGE_CONTACT "bgtask maintainers <bgtask@example.org>"
   CACHE STRING "Maintainer named in the Debian package")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cpack -G DEB` in the build directory makes a .deb that declares its Debian
-# runtime dependencies and holds the binary, the man page and the three
-# completion scripts; unpacked into a scratch root, the binary runs.
+# runtime dependencies and holds the binary, the man page, the three
+# completion scripts and the guides; unpacked into a scratch root, the binary
+# runs. `cmake --install` installs the guides under share/doc/bgtask too.
 source "$(dirname "$0")/lib.sh"
 : "${BGTASK_BUILD_DIR:?BGTASK_BUILD_DIR must name the build directory}"
 for tool in cpack dpkg-deb; do
@@ -47,7 +48,9 @@ done
 contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }')
 for path in ./usr/bin/bgtask ./usr/share/man/man1/bgtask.1.gz \
   ./usr/share/bash-completion/completions/bgtask ./usr/share/zsh/vendor-completions/_bgtask \
-  ./usr/share/fish/vendor_completions.d/bgtask.fish; do
+  ./usr/share/fish/vendor_completions.d/bgtask.fish ./usr/share/doc/bgtask/README.md \
+  ./usr/share/doc/bgtask/docs/agents.md ./usr/share/doc/bgtask/docs/pitfalls.md \
+  ./usr/share/doc/bgtask/docs/record.schema.json; do
   grep -qxF "$path" <<<"$contents" || fail "the package lacks $path"
 done
 
@@ -58,4 +61,15 @@ BGTASK_DIR="$D" "$root/usr/bin/bgtask" list >/dev/null || fail "the packaged bin
 zcat "$root/usr/share/man/man1/bgtask.1.gz" | cmp -s - "$ROOT/docs/bgtask.1" ||
   fail "the packaged man page differs from docs/bgtask.1"
 bash -n "$root/usr/share/bash-completion/completions/bgtask" || fail "the packaged bash completion"
+for doc in "$ROOT"/docs/*.md "$ROOT/docs/record.schema.json"; do
+  cmp -s "$doc" "$root/usr/share/doc/bgtask/docs/${doc##*/}" || fail "the package lacks docs/${doc##*/} or differs"
+done
+
+# cmake --install puts the same guides under the prefix.
+cmake --install "$BGTASK_BUILD_DIR" --prefix "$WORK/prefix" >"$WORK/install.log" 2>&1 ||
+  fail "cmake --install failed: $(cat "$WORK/install.log")"
+for doc in "$ROOT/README.md" "$ROOT"/docs/*.md "$ROOT/docs/record.schema.json"; do
+  relative=${doc#"$ROOT"/}
+  cmp -s "$doc" "$WORK/prefix/share/doc/bgtask/$relative" || fail "cmake --install lacks $relative"
+done
 echo ok
