@@ -1,11 +1,11 @@
-#include <bgtask/cli/pause_command.hpp>
 #include <bgtask/commands/commands.hpp>
+#include <bgtask/commands/pause.hpp>
 
 namespace bgtask {
 
 int run_resume(const GlobalOptions& global, const CommandArgs& args)
 {
-  return change_pause(global, args, PauseAction::resume);
+  return run_pause_action(global, args, PauseAction::resume);
 }
 
 } // namespace bgtask

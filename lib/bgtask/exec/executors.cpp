@@ -1,5 +1,6 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
+#include <bgtask/exec/local/pause_control.hpp>
 #include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
 #include <bgtask/store/atomic_file.hpp>
@@ -84,6 +85,17 @@ void confirm_final_states(const TaskDir& dir, const std::vector<TaskRecord>& rec
 }
 
 } // namespace
+
+void request_pause(const TaskDir& dir, const TaskRecord& record, PauseAction action)
+{
+  if (record.executor != k_local_executor) {
+    throw Error(ExitCode::failure, std::string("cannot ") +
+                                     (action == PauseAction::pause ? "pause" : "resume") +
+                                     " task " + record.id + ": it runs under the " +
+                                     record.executor + " executor (only local tasks pause)");
+  }
+  request_pause_change(dir, record, action);
+}
 
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)
 {

@@ -2,6 +2,7 @@
 
 #include <bgtask/core/task_record.hpp>
 #include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/pause_action.hpp>
 #include <bgtask/store/record_store.hpp>
 
 #include <string_view>
@@ -29,6 +30,12 @@ void check_dependencies(const TaskDir& dir, const TaskRecord& record);
 // of spec.indices), all in one Slurm job array (SlurmExecutor::launch_array).
 LaunchResult launch_array(const TaskDir& dir, std::vector<ClaimedTask> elements,
                           LaunchRequest request, const SlurmArraySpec& spec);
+
+// Asks the executor of `record` to stop (pause) or continue (resume) the
+// task's process tree and returns without waiting (the local executor:
+// pause_control.hpp). Throws Error(failure) where it cannot; the slurm
+// executor never pauses.
+void request_pause(const TaskDir& dir, const TaskRecord& record, PauseAction action);
 
 // Brings an unfinished record in line with reality and returns the current
 // record, through the executor its `executor` field names. Final records

@@ -1,12 +1,11 @@
 #pragma once
 
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/pause_action.hpp>
 
 namespace bgtask {
 
 class TaskDir;
-
-enum class PauseAction { pause, resume };
 
 // Asks the supervisor of a running local task to stop (pause) or continue
 // (resume) the task's whole process tree: records the request in the
