@@ -1,5 +1,6 @@
 #include <bgtask/proc/cgroup.hpp>
 #include <bgtask/proc/stop_loop.hpp>
+#include <bgtask/util/error.hpp>
 #include <bgtask/util/split.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -45,17 +46,26 @@ std::optional<std::string> read_file(const std::string& path)
   return text.str();
 }
 
-Hierarchies find_hierarchies()
+// The mounted hierarchies; a Failure if /proc/self/mounts or the v2
+// controllers cannot be read (too many open files, say): that is no proof
+// that the machine has none.
+Result<Hierarchies> find_hierarchies()
 {
   Hierarchies found;
   std::ifstream mounts("/proc/self/mounts");
+  if (!mounts) {
+    return Failure{std::string("cannot read /proc/self/mounts: ") + std::strerror(errno)};
+  }
   std::string device, point, type, options;
   std::string rest;
   while (mounts >> device >> point >> type >> options && std::getline(mounts, rest)) {
     if (type == "cgroup2" && found.v2.empty()) {
       found.v2 = point;
-      const auto controllers = read_file(point + "/cgroup.controllers").value_or("");
-      for (const auto part : split(controllers, ' ', EmptyParts::drop)) {
+      const auto controllers = read_file(point + "/cgroup.controllers");
+      if (!controllers) {
+        return Failure{"cannot read " + point + "/cgroup.controllers: " + std::strerror(errno)};
+      }
+      for (const auto part : split(*controllers, ' ', EmptyParts::drop)) {
         std::string c(part);
         c.erase(std::remove(c.begin(), c.end(), '\n'), c.end());
         found.v2_controllers.push_back(c);
@@ -175,7 +185,11 @@ std::string cgroup_unavailable_reason(const CgroupLimits& limits)
   if (needed.empty()) {
     return {};
   }
-  const Hierarchies h = find_hierarchies();
+  const auto found = find_hierarchies();
+  if (!found) {
+    throw Error(ExitCode::failure, found.error());
+  }
+  const Hierarchies& h = *found;
   std::vector<std::string> bases;
   if (uses_v2(h, needed)) {
     bases.push_back(h.v2);
@@ -203,7 +217,11 @@ Result<TaskCgroup> TaskCgroup::create(std::string_view id, const CgroupLimits& l
 {
   std::string error;
   const auto needed = needed_controllers(limits);
-  const Hierarchies h = find_hierarchies();
+  const auto found = find_hierarchies();
+  if (!found) {
+    return Failure{found.error()};
+  }
+  const Hierarchies& h = *found;
   TaskCgroup group;
   group.m_v2 = !needed.empty() && uses_v2(h, needed);
   const auto make = [&](const std::string& base, std::string& into) {

@@ -25,6 +25,7 @@ struct CgroupLimits
 // Why `limits` cannot be enforced on this machine (a controller that no
 // mounted hierarchy offers, or one this user cannot write), or empty if
 // they can. Looks at cgroup v2 first, then the v1 controller hierarchies.
+// Throws Error(failure) if the mounts cannot be read (too many open files).
 std::string cgroup_unavailable_reason(const CgroupLimits& limits);
 
 // The cgroup of one task, `bgtask/ID` under each hierarchy it needs (one

@@ -7,6 +7,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/resource_shortage.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
@@ -46,6 +47,10 @@ LoadedRecord load_record(const TaskDir& dir, std::string_view id)
   result.id = std::string(id);
   using Status = OwnedFile::Status;
   const OwnedFile file = read_owned_file(dir, status_file_name(id), k_max_record_bytes);
+  if ((file.status == Status::cannot_open || file.status == Status::cannot_read) &&
+      is_resource_shortage(file.error)) {
+    throw_system("cannot read the record of task " + result.id, file.error);
+  }
   switch (file.status) {
   case Status::ok:
     break;

@@ -27,7 +27,8 @@ struct LoadedRecord
 // Reads and validates the record of `id` (which must be a full, valid ID):
 // read_owned_file (owned_file.hpp: no link, a regular file of the
 // directory's owner) of at most 1 MiB, strictly parsed, and its `id` must
-// match.
+// match. Throws Error(failure) when the process runs short of descriptors
+// or memory (EMFILE, ENFILE, ENOMEM): that says nothing of the record.
 LoadedRecord load_record(const TaskDir& dir, std::string_view id);
 
 // Bumps `record.generation` and replaces the record atomically and durably

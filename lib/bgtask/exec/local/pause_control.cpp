@@ -46,6 +46,12 @@ void request_pause_change(const TaskDir& dir, const TaskRecord& record, PauseAct
   if (!lock) {
     throw_system("cannot " + verb + " task " + record.id + ": cannot open its lock", errno);
   }
+  // The supervisor is checked before anything is recorded: a request it
+  // cannot be told of must not stay in the record.
+  if (!signal_supervisor(record, *lock, 0)) {
+    throw Error(ExitCode::failure,
+                "cannot " + verb + " task " + record.id + ": its supervisor is gone");
+  }
   const auto update = update_record(dir, *lock, record.id, [&](TaskRecord& current) {
     if (const auto why = refusal(current); !why.empty()) {
       throw Error(ExitCode::failure, "cannot " + verb + " task " + record.id + ": it " + why);

@@ -2,7 +2,10 @@
 #include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/resource_shortage.hpp>
 
+#include <cerrno>
 #include <unistd.h>
 
 namespace bgtask {
@@ -59,12 +62,17 @@ bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig)
   if (!record.owner || !sees_pid_namespace(record.owner->pid_ns)) {
     return false;
   }
+  errno = 0;
   const UniqueFd pidfd = open_pidfd(record.owner->pid);
-  if (!pidfd || !is_same_process(record.owner->pid, record.owner->start_time, record.owner->pid) ||
-      lock.try_take_ownership()) {
+  const bool verified =
+    pidfd && is_same_process(record.owner->pid, record.owner->start_time, record.owner->pid);
+  if (!verified && is_resource_shortage(errno)) {
+    throw_system("cannot look at the supervisor of task " + record.id, errno);
+  }
+  if (!verified || lock.try_take_ownership()) {
     return false;
   }
-  return send_signal(pidfd, sig) == 0;
+  return sig == 0 || send_signal(pidfd, sig) == 0;
 }
 
 } // namespace bgtask

@@ -27,7 +27,8 @@ Liveness judge_liveness(const TaskRecord& record, TaskLock* lock);
 
 // Sends `sig` to the task's supervisor if it is provably the live owner of
 // the task: its pidfd, start time and session match the record and it holds
-// `lock`. False (nothing sent) otherwise.
+// `lock`. False (nothing sent) otherwise. `sig` 0 only checks. Throws
+// Error(failure) if it cannot be told (too many open files).
 bool signal_supervisor(const TaskRecord& record, TaskLock& lock, int sig);
 
 } // namespace bgtask
