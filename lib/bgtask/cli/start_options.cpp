@@ -6,14 +6,17 @@
 #include <bgtask/store/queue_settings.hpp>
 #include <bgtask/util/byte_size.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/paths.hpp>
 #include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
+#include <bgtask/util/unique_fd.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -22,6 +25,7 @@ namespace {
 
 constexpr std::size_t k_max_name_bytes = 256;
 constexpr std::size_t k_max_command_bytes = 256 * 1024;
+constexpr std::size_t k_max_env_file_bytes = 1024 * 1024;
 
 std::string current_directory()
 {
@@ -60,23 +64,35 @@ std::vector<std::string> env_names(const std::vector<std::string>& entries)
 }
 
 // The K=V lines of an --env-file: blank lines and lines starting with `#`
-// are skipped; the value is the rest of the line, verbatim.
+// are skipped; the value is the rest of the line, verbatim. A file over
+// k_max_env_file_bytes, or with a NUL byte, is refused (Error(usage)).
 std::vector<std::string> read_env_file(const std::string& path)
 {
-  std::ifstream in(path);
-  if (!in) {
-    throw_usage("--env-file: cannot read " + escape_for_terminal(path, KeepNewlines::no));
+  const std::string shown = "--env-file " + escape_for_terminal(path, KeepNewlines::no);
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  std::string text;
+  const int error = fd ? read_all(fd.get(), text, k_max_env_file_bytes + 1) : errno;
+  if (error != 0) {
+    throw_usage("--env-file: cannot read " + escape_for_terminal(path, KeepNewlines::no) + ": " +
+                std::strerror(error));
+  }
+  if (text.size() > k_max_env_file_bytes) {
+    throw_usage(shown + ": larger than " + std::to_string(k_max_env_file_bytes >> 10) + " KiB");
   }
   std::vector<std::string> entries;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
+  int number = 0;
+  for (const auto part : split(text, '\n', EmptyParts::keep)) {
+    ++number;
+    const std::string line(part);
+    if (line.find('\0') != std::string::npos) {
+      throw_usage(shown + ", line " + std::to_string(number) + ": a NUL byte");
+    }
     if (line.empty() || line.front() == '#') {
       continue;
     }
     const auto name = line.substr(0, line.find('='));
     if (line.find('=') == std::string::npos || !is_env_name(name)) {
-      throw_usage("--env-file " + escape_for_terminal(path, KeepNewlines::no) + ", line " +
-                  std::to_string(number) + ": expected NAME=VALUE");
+      throw_usage(shown + ", line " + std::to_string(number) + ": expected NAME=VALUE");
     }
     entries.push_back(line);
   }

@@ -11,6 +11,7 @@
 #include <bgtask/store/task_fingerprint.hpp>
 #include <bgtask/store/task_id_claim.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -61,11 +62,39 @@ StartResult start_array(const TaskDir& dir, LaunchRequest request, const SlurmAr
   return result;
 }
 
+// Refuses a request that the kernel would carry out cut short: a word of
+// the command, the working directory, a variable or the exit hook holding
+// a NUL byte (a C string ends there). Throws Error(usage).
+void refuse_nul_bytes(const LaunchRequest& request)
+{
+  const auto refuse_if_nul = [](const std::string& text, const std::string& what) {
+    if (text.find('\0') != std::string::npos) {
+      throw Error(ExitCode::usage, what + " holds a NUL byte, which no command line can carry");
+    }
+  };
+  const auto& command = request.record.command;
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    refuse_if_nul(command[i], "word " + std::to_string(i + 1) + " of the command");
+  }
+  for (const auto& word : request.argv) {
+    refuse_if_nul(word, "the command");
+  }
+  refuse_if_nul(request.record.cwd, "the working directory");
+  for (const auto& pair : request.env_additions) {
+    refuse_if_nul(pair, "the value of " +
+                          escape_for_terminal(pair.substr(0, pair.find('=')), KeepNewlines::no));
+  }
+  if (request.record.on_exit) {
+    refuse_if_nul(*request.record.on_exit, "the --on-exit command");
+  }
+}
+
 } // namespace
 
 StartResult start_task(const TaskDir& dir, StartPlan plan)
 {
   auto& request = plan.request;
+  refuse_nul_bytes(request);
   if (const auto& limits = request.record.options.limits;
       limits.any() && request.record.executor == k_local_executor) {
     const auto why =

@@ -41,7 +41,8 @@ struct StartResult
 // counts the unfinished tasks and until the new task's first record is
 // durable, so concurrent starts that use these options see each other.
 // Throws Error(limit_reached) when --max-running refuses, Error(usage) for
-// an unknown --after ID or one the task's executor cannot wait for,
+// an unknown --after ID or one the task's executor cannot wait for, or for
+// a NUL byte in the command, its cwd, an --env value or the --on-exit hook,
 // Error(limits_unavailable) when the resource limits cannot be enforced.
 StartResult start_task(const TaskDir& dir, StartPlan plan);
 

@@ -5,15 +5,51 @@
 
 #include <istream>
 #include <ostream>
+#include <string>
 
 namespace bgtask::mcp {
 
 namespace json = boost::json;
 
+namespace {
+
+enum class LineRead { line, too_long, end };
+
+// The next line of `in` without its newline, kept only up to
+// k_max_message_bytes: the rest of a longer line is read and dropped.
+LineRead read_bounded_line(std::istream& in, std::string& line)
+{
+  line.clear();
+  bool too_long = false;
+  std::streambuf& buffer = *in.rdbuf();
+  for (;;) {
+    const auto c = buffer.sbumpc();
+    if (std::char_traits<char>::eq_int_type(c, std::char_traits<char>::eof())) {
+      return too_long ? LineRead::too_long : line.empty() ? LineRead::end : LineRead::line;
+    }
+    if (c == '\n') {
+      return too_long ? LineRead::too_long : LineRead::line;
+    }
+    if (line.size() < k_max_message_bytes) {
+      line.push_back(std::char_traits<char>::to_char_type(c));
+    } else {
+      too_long = true;
+    }
+  }
+}
+
+} // namespace
+
 std::optional<RpcMessage> RpcStream::next()
 {
   std::string line;
-  while (std::getline(m_in, line)) {
+  for (LineRead read; (read = read_bounded_line(m_in, line)) != LineRead::end;) {
+    if (read == LineRead::too_long) {
+      send_error(nullptr, RpcError::invalid_request,
+                 "invalid request: a message longer than " +
+                   std::to_string(k_max_message_bytes >> 20) + " MiB");
+      continue;
+    }
     if (line.find_first_not_of(" \t\r") == std::string::npos) {
       continue;
     }

@@ -3,6 +3,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <iosfwd>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,10 @@ struct RpcMessage
   boost::json::value params; // null if absent
   bool is_response = false;
 };
+
+// The longest message line the server reads; a longer one is answered with
+// an invalid-request error and skipped.
+inline constexpr std::size_t k_max_message_bytes = 4 * 1024 * 1024;
 
 // Reads newline-delimited JSON-RPC from `in` and writes to `out`, one
 // message per line, flushed at once. Reading is for one thread; the sends
