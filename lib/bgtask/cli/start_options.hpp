@@ -25,7 +25,7 @@ void add_env_options(po::options_description& options);
 std::vector<std::string> env_from_options(const po::variables_map& vm);
 
 // The output bound of a task started without --max-output and
-// $BGTASK_MAX_OUTPUT (README, "--max-output").
+// $BGTASK_MAX_OUTPUT (docs/commands.md, "--max-output").
 inline constexpr std::uint64_t k_default_max_output = 64 * 1024 * 1024;
 
 // Adds the options of `start` to `options`.

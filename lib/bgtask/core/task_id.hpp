@@ -30,7 +30,7 @@ bool is_task_id(std::string_view text);
 // alphabet (so never `.`, `/`, control bytes or a leading `-`).
 bool is_task_id_prefix(std::string_view text);
 
-// What people may type for a task (README, "Finding a task"): an ID or a
+// What people may type for a task (README, "Concepts"): an ID or a
 // prefix of 4+ characters in either case, `@` (the newest task started from
 // the current directory) or `@last` (the newest task of the directory).
 inline constexpr std::string_view k_newest_here = "@";

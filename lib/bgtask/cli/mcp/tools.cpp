@@ -12,7 +12,7 @@ namespace bgtask::mcp {
 namespace {
 
 // clang-format off
-// Schemas of the task record (README, "The record") and of the task ID argument.
+// Schemas of the task record (docs/record-schema.md, "The record") and of the task ID argument.
 #define BGTASK_MCP_TASK R"j({"type":"object","description":"the task's summary (with verbose: its whole record, as `bgtask status --json` prints it)","properties":{"id":{"type":"string"},"state":{"type":"string"},"exit_code":{"type":["integer","null"]}},"required":["id","state"]})j"
 #define BGTASK_MCP_VERBOSE R"j("verbose":{"type":"boolean","description":"the whole record instead of its summary"})j"
 #define BGTASK_MCP_ID R"j("id":{"type":"string","description":"task ID, or a unique prefix of 4 or more characters"})j"
