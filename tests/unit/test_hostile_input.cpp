@@ -47,7 +47,7 @@ TaskRecord full_record()
   r.cancel_request = bgtask::CancelRequest{r.created_at, 1.5};
   r.progress = bgtask::Progress{42.5, 17, 40, "linking", r.created_at};
   r.events = {{"started", r.created_at, "go"}};
-  r.output = {"/x/0a1b2c3d4e5f.output", 12, true, 34, 5};
+  r.output = {"/x/0a1b2c3d4e5f.output", 12, true, 34, 5, bgtask::OutputRetention::head_and_tail};
   return r;
 }
 

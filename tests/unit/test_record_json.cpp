@@ -55,7 +55,12 @@ TaskRecord full_record()
   r.events = {{"started", at_ms(1'767'225'600'200), std::nullopt},
               {"progress", at_ms(1'767'225'640'000), "linking"},
               {"finished", at_ms(1'767'225'660'450), "failed"}};
-  r.output = {"/home/user/.local/state/bgtask/01hx2k3m4n5p.output", 12345, false, 0, std::nullopt};
+  r.output = {"/home/user/.local/state/bgtask/01hx2k3m4n5p.output",
+              12345,
+              false,
+              0,
+              std::nullopt,
+              bgtask::OutputRetention::head_via_pipe};
   return r;
 }
 

@@ -119,6 +119,11 @@ json::value events_to_json(const std::vector<TaskEvent>& events)
   return v;
 }
 
+std::string_view retention_name(OutputRetention retention)
+{
+  return retention == OutputRetention::head_and_tail ? "head_and_tail" : "head_via_pipe";
+}
+
 std::string_view waiting_for_name(WaitingFor waiting_for)
 {
   return waiting_for == WaitingFor::after ? "after" : "slot";
@@ -584,6 +589,16 @@ OutputInfo decode_output(const json::object& out)
   if (const auto* d = find(out, "dropped_at"); d && !d->is_null()) {
     output.dropped_at = get_uint(*d, "output.dropped_at");
   }
+  if (const auto name = opt_string(out, "retention")) {
+    for (const auto retention : {OutputRetention::head_and_tail, OutputRetention::head_via_pipe}) {
+      if (*name == retention_name(retention)) {
+        output.retention = retention;
+      }
+    }
+    if (!output.retention) {
+      bad("output.retention", "expected \"head_and_tail\", \"head_via_pipe\" or null");
+    }
+  }
   return output;
 }
 
@@ -709,6 +724,8 @@ json::value record_to_json(const TaskRecord& r)
   } else {
     out["dropped_at"] = nullptr;
   }
+  out["retention"] =
+    r.output.retention ? json::value(retention_name(*r.output.retention)) : json::value(nullptr);
   o["output"] = std::move(out);
   o["queue"] = optional_string(r.queue);
   o["after"] = strings_to_json(r.after);

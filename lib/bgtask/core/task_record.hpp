@@ -56,6 +56,12 @@ struct TaskEvent
   std::optional<std::string> message;
 };
 
+// How --max-output bounds a running task's output: the command writes the
+// file and its middle is punched out (head and tail kept), or, where the
+// file system cannot punch holes, it writes to a pipe the supervisor copies
+// the head from.
+enum class OutputRetention { head_and_tail, head_via_pipe };
+
 struct OutputInfo
 {
   std::string path;
@@ -65,6 +71,7 @@ struct OutputInfo
   // Where the dropped bytes began in the output stream (the end of the kept
   // head); unset when nothing was dropped.
   std::optional<std::uint64_t> dropped_at;
+  std::optional<OutputRetention> retention; // unset: not bounded (or not known yet)
 };
 
 // The executors a record's `executor` field may name (exec/executors.hpp):

@@ -290,12 +290,18 @@ bool Attempts::wait_before_retry()
     if (left.count() <= 0) {
       return true;
     }
+    // The output bound works on between attempts too (a process given the
+    // output may still write), on its timer or its descriptor.
+    const auto look = m_capture ? m_capture->next_look() : std::nullopt;
+    const auto wait_ms =
+      std::min<std::int64_t>({left.count(), 3600000, look.value_or(left).count()});
     pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
-    if (::poll(fds, 2, static_cast<int>(std::min<std::int64_t>(left.count(), 3600000))) <= 0) {
-      continue;
-    }
-    if (fds[1].revents != 0) {
+    const int ready = ::poll(fds, 2, static_cast<int>(wait_ms));
+    if (look || (ready > 0 && fds[1].revents != 0)) {
       m_capture->drain();
+    }
+    if (ready <= 0) {
+      continue;
     }
     signalfd_siginfo info{};
     while (::read(m_signal_fd, &info, sizeof(info)) == sizeof(info)) {

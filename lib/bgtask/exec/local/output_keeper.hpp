@@ -3,13 +3,15 @@
 #include <bgtask/util/duration.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace bgtask {
 
 // What the supervisor does to bound a task's `ID.output` while the command
 // runs (--max-output): OutputTrimmer (the command writes the file, holes are
-// punched in its middle) or OutputCapture (a pipe, the head kept).
+// punched in its middle; on a timer) or OutputCapture (a pipe, the head
+// kept; on the pipe's readiness).
 class OutputKeeper
 {
 public:
@@ -18,12 +20,13 @@ public:
   // The descriptor to poll for POLLIN; -1 when there is nothing to wait for.
   virtual int fd() const = 0;
 
-  // Does the work the readiness of fd() asks for, without blocking.
+  // Does the work the readiness of fd(), or its timer, asks for, without
+  // blocking.
   virtual void drain() = 0;
 
-  // How long fd() may be left unpolled after drain(): a pause that bounds
-  // how often a chatty command wakes the supervisor.
-  virtual Milliseconds rest() const { return Milliseconds{0}; }
+  // For a keeper that looks on a timer: how long after this drain() the
+  // next one is due; nullopt: drain() only when fd() is ready.
+  virtual std::optional<Milliseconds> next_look() const { return std::nullopt; }
 
   // Called once the command has exited: the last round of work.
   virtual void finish() { drain(); }

@@ -1,14 +1,11 @@
 #include <bgtask/exec/local/output_trimmer.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <string>
-#include <sys/inotify.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace bgtask {
 
@@ -38,19 +35,13 @@ std::optional<OutputTrimmer> OutputTrimmer::create(int output, std::uint64_t lim
   if (::fallocate(output, k_punch, probe, static_cast<off_t>(block)) != 0) {
     return std::nullopt;
   }
-  const std::string path = "/proc/self/fd/" + std::to_string(output);
-  UniqueFd inotify(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
-  if (!inotify || ::inotify_add_watch(inotify.get(), path.c_str(), IN_MODIFY) < 0) {
-    return std::nullopt;
-  }
   const std::uint64_t head = limit / 2;
-  return OutputTrimmer(std::move(inotify), output, head, limit - head, block);
+  return OutputTrimmer(output, head, limit - head, block);
 }
 
-OutputTrimmer::OutputTrimmer(UniqueFd inotify, int output, std::uint64_t head, std::uint64_t tail,
+OutputTrimmer::OutputTrimmer(int output, std::uint64_t head, std::uint64_t tail,
                              std::uint64_t block)
-  : m_inotify(std::move(inotify)),
-    m_output(output),
+  : m_output(output),
     m_tail(tail),
     m_block(block),
     m_step(std::clamp(tail / 4 / block * block, block, std::max(block, k_trim_step))),
@@ -64,15 +55,15 @@ std::uint64_t OutputTrimmer::dropped_at() const
   return m_hole_end > m_hole_start ? m_hole_start : UINT64_MAX;
 }
 
-void OutputTrimmer::drain()
+std::optional<Milliseconds> OutputTrimmer::next_look() const
 {
-  std::array<char, 4096> events{};
-  while (m_inotify && ::read(m_inotify.get(), events.data(), events.size()) > 0) {
+  if (!m_error.empty()) {
+    return std::nullopt; // bounding stopped
   }
-  trim();
+  return m_pause;
 }
 
-void OutputTrimmer::trim()
+void OutputTrimmer::drain()
 {
   struct stat st
   {
@@ -81,6 +72,13 @@ void OutputTrimmer::trim()
     return;
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
+  m_pause = size != m_seen_size ? k_busy_look : std::min(m_pause * 2, k_idle_look);
+  m_seen_size = size;
+  trim(size);
+}
+
+void OutputTrimmer::trim(std::uint64_t size)
+{
   if (size <= m_tail) {
     return;
   }
@@ -91,7 +89,6 @@ void OutputTrimmer::trim()
   if (::fallocate(m_output, k_punch, static_cast<off_t>(m_hole_end),
                   static_cast<off_t>(end - m_hole_end)) != 0) {
     m_error = std::string("cannot trim the output: ") + std::strerror(errno);
-    m_inotify.close();
     return;
   }
   m_hole_end = end;

@@ -51,6 +51,9 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
   if (trim == TrimMemory::soon) {
     trim_later();
   }
+  if (m_capture && m_capture->next_look()) {
+    m_keeper_due = steady_now() + *m_capture->next_look();
+  }
 }
 
 // Reading a record runs code a waiting supervisor never needs otherwise
@@ -136,9 +139,11 @@ bool Supervision::still_held()
 [[gnu::hot]] std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point> next)
 {
   const auto now = steady_now();
-  const bool resting = now < m_capture_resume;
-  if (resting && (!next || m_capture_resume < *next)) {
-    next = m_capture_resume;
+  if (m_keeper_due && now >= *m_keeper_due) {
+    drain_keeper(now);
+  }
+  if (m_keeper_due && (!next || *m_keeper_due < *next)) {
+    next = m_keeper_due;
   }
   if (m_trim_at && now >= *m_trim_at) {
     m_trim_at.reset();
@@ -154,16 +159,22 @@ bool Supervision::still_held()
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now);
     wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
   }
-  const int capture_fd = m_capture && !resting ? m_capture->fd() : -1;
-  pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {capture_fd, POLLIN, 0}};
+  pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
   if (::poll(fds, 2, wait_ms) <= 0) {
     return std::nullopt;
   }
   if (fds[1].revents != 0) {
-    m_capture->drain();
-    m_capture_resume = Clock::now() + m_capture->rest();
+    drain_keeper(Clock::now());
   }
   return fds[0].revents != 0 ? handle_signals() : std::nullopt;
+}
+
+// The output bound's work, and when it is next due on its timer.
+void Supervision::drain_keeper(Clock::time_point now)
+{
+  m_capture->drain();
+  const auto look = m_capture->next_look();
+  m_keeper_due = look ? std::optional(now + *look) : std::nullopt;
 }
 
 std::optional<int> Supervision::handle_signals()

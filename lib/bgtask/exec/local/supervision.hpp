@@ -56,6 +56,7 @@ private:
   void trim_later();
   std::optional<int> wait_for_events(std::optional<Clock::time_point> next);
   std::optional<int> handle_signals();
+  void drain_keeper(Clock::time_point now);
   void stop_if_removed(Clock::time_point now);
   bool cancel_requested_in_record();
   Milliseconds requested_grace();
@@ -71,7 +72,7 @@ private:
   RemovalWatch m_removal;
   std::function<bool()> m_output_held;
   SupervisedTree m_tree;
-  Clock::time_point m_capture_resume{};
+  std::optional<Clock::time_point> m_keeper_due; // the output bound's timer
   Clock::time_point m_record_check_at;
   struct stat m_record_seen
   {

@@ -134,7 +134,7 @@ void detach(SupervisorRun& run)
 // the supervisor punches out its middle (so the output survives the
 // supervisor's death without SIGPIPE for the command); where the file system
 // cannot punch holes, the command writes to a pipe the supervisor copies the
-// head from.
+// head from. The record says which.
 void prepare_output_bound(SupervisorRun& run)
 {
   auto& plan = run.plan;
@@ -143,8 +143,10 @@ void prepare_output_bound(SupervisorRun& run)
   }
   run.trimmer = OutputTrimmer::create(plan.output.get(), *plan.request.max_output);
   if (run.trimmer) {
+    run.record().output.retention = OutputRetention::head_and_tail;
     return;
   }
+  run.record().output.retention = OutputRetention::head_via_pipe;
   UniqueFd capture_output;
   if (!make_pipe(capture_output, run.capture_input)) {
     refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
