@@ -310,17 +310,6 @@ bool readable(int fd)
   return fd >= 0 && ::poll(&p, 1, 0) > 0;
 }
 
-// The watcher of one wait: a server's (hooks) hands its watch to no holder process.
-WatcherOptions watcher_options(const WaitHooks* hooks)
-{
-  WatcherOptions options;
-  options.output = WatchOutput::yes;
-  if (hooks != nullptr) {
-    options.hold = HoldWatch::no;
-  }
-  return options;
-}
-
 } // namespace
 
 ConditionResult wait_for_condition(const TaskDir& dir, const std::string& id,
@@ -332,7 +321,7 @@ ConditionResult wait_for_condition(const TaskDir& dir, const std::string& id,
   ConditionResult result;
   result.record = load_current_record(dir, id);
   ConditionWaiter waiter(dir, id, condition);
-  TaskWatcher watcher(dir, watcher_options(hooks));
+  TaskWatcher watcher(dir, WatchOutput::yes);
   if (interrupts == Interrupts::end_wait) {
     watcher.watch_interrupts();
   }

@@ -1,5 +1,4 @@
 #include <bgtask/exec/task_watcher.hpp>
-#include <bgtask/proc/fd_holder.hpp>
 #include <bgtask/proc/interrupts.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -64,7 +63,6 @@ TaskWatcher::TaskWatcher(const TaskDir& dir, const WatcherOptions& options)
   : m_dir_fd(dir.fd()),
     m_mask(IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK |
            (options.output == WatchOutput::yes ? IN_MODIFY : 0U)),
-    m_hold(options.hold),
     m_events(options.events),
     m_safety_poll(options.safety_poll),
     m_filter(default_filter)
@@ -85,9 +83,6 @@ void TaskWatcher::open_inotify()
   if (m_watch < 0) {
     m_inotify.close();
     return;
-  }
-  if (m_hold == HoldWatch::until_exit) {
-    hold_until_exit(m_inotify.get()); // closing the watch must not delay our exit
   }
 }
 

@@ -16,12 +16,6 @@ class TaskDir;
 
 enum class WatchOutput { yes, no };
 
-// Whether the inotify instance is handed to a helper that closes it after
-// this process exits (proc/fd_holder.hpp): the CLI does, so that `wait`
-// exits without waiting for the kernel to retire the watch; a supervisor
-// does not (it forks nothing but its command).
-enum class HoldWatch { until_exit, no };
-
 // Where a watcher sees changes: through an inotify watch of the task
 // directory, or only through watched processes and extra fds (no inotify
 // instance is held, and a wait sleeps until one of those or the safety poll
@@ -30,9 +24,8 @@ enum class WatchEvents { directory, none };
 
 struct WatcherOptions
 {
-  WatchOutput output = WatchOutput::no; // growing output files are changes too
-  Milliseconds safety_poll{5000};       // the longest sleep with inotify working
-  HoldWatch hold = HoldWatch::until_exit;
+  WatchOutput output = WatchOutput::no;        // growing output files are changes too
+  Milliseconds safety_poll{5000};              // the longest sleep with inotify working
   WatchEvents events = WatchEvents::directory; // how the watcher begins
 };
 
@@ -129,7 +122,6 @@ private:
 
   int m_dir_fd;
   std::uint32_t m_mask;
-  HoldWatch m_hold;
   Events m_events;
   UniqueFd m_inotify;
   int m_watch = -1; // the directory's watch descriptor in m_inotify

@@ -87,9 +87,7 @@ void StatusNotifier::notify_changes()
 
 void StatusNotifier::run()
 {
-  WatcherOptions options;
-  options.hold = HoldWatch::no; // a server's thread forks nothing
-  TaskWatcher watcher(m_dir, options);
+  TaskWatcher watcher(m_dir, WatcherOptions{});
   watcher.watch_fd(m_wake.get(), [this] {
     std::uint64_t count = 0;
     static_cast<void>(::read(m_wake.get(), &count, sizeof count));

@@ -74,8 +74,7 @@ public:
       m_signal_fd(task.signal_fd),
       // No inotify instance for a slot until it is first in line: a waiter
       // started behind others never opens one.
-      m_watcher(task.dir,
-                WatcherOptions{WatchOutput::no, k_safety_recheck, HoldWatch::no, WatchEvents::none})
+      m_watcher(task.dir, WatcherOptions{WatchOutput::no, k_safety_recheck, WatchEvents::none})
   {
     if (m_record.queue) {
       m_settings_name = queue_settings_file_name(*m_record.queue);
