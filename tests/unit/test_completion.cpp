@@ -163,23 +163,6 @@ TEST(Completion, ReadsTheTableItIsGivenWithoutCallingHandlers)
   EXPECT_TRUE(complete_command_line(k_table, {"cancel", ""}, k_no_dir).candidates.empty());
 }
 
-// parse_command_args skips the options' descriptions when a command is
-// given no option: that is the same only while no option has a default or
-// is required.
-TEST(CommandTable, NoOptionHasADefaultValueOrIsRequired)
-{
-  for (const auto& command : all_commands()) {
-    const auto visible = visible_options(command);
-    for (const auto& option : visible.options()) {
-      boost::any value;
-      EXPECT_FALSE(option->semantic()->apply_default(value))
-        << command.name << " --" << option->long_name();
-      EXPECT_FALSE(option->semantic()->is_required())
-        << command.name << " --" << option->long_name();
-    }
-  }
-}
-
 TEST(CommandTable, AStartWithoutOptionsParsesAsOneWithThem)
 {
   const auto& start = command_named("start");

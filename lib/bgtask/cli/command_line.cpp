@@ -159,15 +159,6 @@ std::optional<CommandArgs> parse_command_args(const Command& command,
     std::tie(own, parsed.command) = split_at_separator(args);
   }
   const auto operand = operand_option(command.operands);
-  if (own.empty()) {
-    // Nothing to parse (`start -- CMD`, `list`): no option has a default,
-    // so the options' descriptions, which cost a start more than its JSON
-    // does, would only make the same empty map.
-    if (operand) {
-      parsed.operands = take_operands(command, *operand, parsed.options);
-    }
-    return parsed;
-  }
   const po::options_description visible = visible_options(command);
   po::options_description all;
   all.add(visible);

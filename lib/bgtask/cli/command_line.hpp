@@ -16,9 +16,7 @@ namespace bgtask {
 // --help added, its operands as the declaration says (task IDs are checked
 // with check_task_id_prefix; Operands::command splits at the first `--`).
 // Prints the command's help and returns nullopt for --help. Throws
-// Error(usage) with `bgtask NAME: ...` for malformed arguments. No option
-// may have a default value or be required: without option words the
-// descriptions are not built.
+// Error(usage) with `bgtask NAME: ...` for malformed arguments.
 std::optional<CommandArgs> parse_command_args(const Command& command,
                                               const std::vector<std::string>& args);
 
