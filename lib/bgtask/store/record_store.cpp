@@ -123,7 +123,7 @@ std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& kee
   return records;
 }
 
-[[gnu::hot]] bool task_removed(const TaskDir& dir, const std::string& status_name)
+bool task_removed(const TaskDir& dir, const std::string& status_name)
 {
   struct stat st
   {

@@ -12,7 +12,7 @@ RemovalWatch::RemovalWatch(const TaskDir& dir, const std::string& id)
 {
 }
 
-[[gnu::hot]] bool RemovalWatch::removed(Clock::time_point now)
+bool RemovalWatch::removed(Clock::time_point now)
 {
   if (now < m_next) {
     return false;

@@ -91,7 +91,7 @@ void SupervisedTree::begin_stop(Stopping why, Milliseconds grace)
   m_kill_at = Clock::now() + grace;
 }
 
-[[gnu::hot]] void SupervisedTree::kill_if_due(Clock::time_point now)
+void SupervisedTree::kill_if_due(Clock::time_point now)
 {
   if (m_kill_at && now >= *m_kill_at) {
     signal(SIGKILL);

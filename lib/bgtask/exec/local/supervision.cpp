@@ -1,7 +1,6 @@
 #include <bgtask/exec/local/pause_safety.hpp>
 #include <bgtask/exec/local/supervision.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
-#include <bgtask/proc/memory_trim.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -9,6 +8,7 @@
 
 #include <algorithm>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -23,7 +23,7 @@ namespace {
 // which cannot see it): one fstatat while the record is unchanged.
 constexpr Milliseconds k_record_check{2000};
 
-// How long the command runs before the supervisor trims its memory.
+// How long the command runs before the supervisor trims its heap.
 constexpr Milliseconds k_trim_delay{50};
 
 // How long a pause waits for the stopped tree to settle, and how soon it
@@ -56,8 +56,7 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
   }
 }
 
-// Reading a record runs code a waiting supervisor never needs otherwise
-// (the JSON parser): what it faulted in goes again a moment later.
+// Reading a record leaves freed heap behind: it goes back a moment later.
 void Supervision::trim_later()
 {
   if (!m_trim_at) {
@@ -65,10 +64,7 @@ void Supervision::trim_later()
   }
 }
 
-// The loop and what it runs while nothing happens are `hot`: the linker
-// keeps them together, so a waiting supervisor runs in a few pages of code
-// (memory_trim.hpp).
-[[gnu::hot]] int Supervision::run()
+int Supervision::run()
 {
   m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
   if (m_plan.request.timeout) {
@@ -136,7 +132,7 @@ bool Supervision::still_held()
 
 // One poll for signals and output work until `next`; the command's wait
 // status once it has exited.
-[[gnu::hot]] std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point> next)
+std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point> next)
 {
   const auto now = steady_now();
   if (m_keeper_due && now >= *m_keeper_due) {
@@ -150,7 +146,7 @@ bool Supervision::still_held()
     if (m_before_trim) {
       m_before_trim();
     }
-    release_unused_memory();
+    ::malloc_trim(0); // what the CLI left on the heap, and a record read since
   } else if (m_trim_at && (!next || *m_trim_at < *next)) {
     next = m_trim_at;
   }
@@ -204,7 +200,7 @@ std::optional<int> Supervision::handle_signals()
 // A task whose directory or record was deleted under it can no longer be
 // seen, waited for or cancelled: stop it as a cancel would (no retry
 // follows), and the final record, with nowhere to go, is not written.
-[[gnu::hot]] void Supervision::stop_if_removed(Clock::time_point now)
+void Supervision::stop_if_removed(Clock::time_point now)
 {
   if (m_tree.stopping() == Stopping::no && m_removal.removed(now)) {
     m_tree.begin_stop(Stopping::cancel, m_plan.request.grace);
@@ -214,7 +210,7 @@ std::optional<int> Supervision::handle_signals()
 // True if the record, changed since the last look, holds a cancel request:
 // `cancel` writes it before it signals, and a `cancel` that cannot signal
 // (another pid namespace) relies on this.
-[[gnu::hot]] bool Supervision::cancel_requested_in_record()
+bool Supervision::cancel_requested_in_record()
 {
   struct stat st
   {

@@ -26,13 +26,10 @@ class Supervision
 public:
   using Clock = std::chrono::steady_clock;
 
-  // With TrimMemory::soon, it gives back what the CLI left behind
-  // (memory_trim) once the command has run for a moment (k_trim_delay), right
-  // before it sleeps: what runs after the trim faults its code back in, so
-  // as little as possible runs in between. A command that ends sooner never
-  // pays for it, and neither does `start`, which is printing the ID then.
-  // It trims again a moment after each time it read the record;
-  // `before_trim` runs first each time.
+  // With TrimMemory::soon, it gives the free heap the CLI left behind back
+  // to the kernel (malloc_trim) once the command has run for a moment, and
+  // again a moment after each time it read the record; `before_trim` runs
+  // first each time. A command that ends sooner never pays for it.
   enum class TrimMemory { no, soon };
 
   // `child`: the command, forked and released; `signal_fd`: the

@@ -21,7 +21,6 @@
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/proc/child_exec.hpp>
-#include <bgtask/proc/memory_trim.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -34,6 +33,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -185,7 +185,7 @@ void wait_for_turn(SupervisorRun& run)
     refuse_start(run, e.what());
   }
   run.report("0\n");
-  release_unused_memory(); // the wait for a turn may be long
+  ::malloc_trim(0); // the heap the CLI left: the wait for a turn may be long
   Turn turn = wait_for_turn(
     QueuedTask{run.dir, plan.lock, run.record(), run.signal_fd.get(), plan.reconcile});
   plan.retired_watch = std::move(turn.retired_watch);
