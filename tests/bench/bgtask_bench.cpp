@@ -39,9 +39,8 @@
 //   floor-exec DIR PROGRAM         the floor plus what a start that runs a
 //                                  command must add: this process creates
 //                                  the output file; the child starts the
-//                                  command's process (sharing its memory
-//                                  until the exec, as bgtask does), which
-//                                  sets its output on the
+//                                  command's process (a fork, as bgtask
+//                                  does), which sets its output on the
 //                                  file and waits on a pipe; writes the
 //                                  record durably; releases the command,
 //                                  which execs PROGRAM (a path); this
@@ -86,9 +85,7 @@
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/core/task_record.hpp>
-#include <bgtask/proc/memory_sharing_child.hpp>
 #include <bgtask/proc/process_exit.hpp>
-#include <bgtask/proc/raw_syscall.hpp>
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -652,25 +649,28 @@ struct CommandStart
   bool own_group; // floor-promises
 };
 
-// The floors' command's process, as bgtask makes it: sharing the child's
-// memory until its exec (so raw system calls only). Its output is set before
-// the record, so the exec is all that is left after it.
-int run_command(void* argument)
+// The floors' command's process, forked as bgtask forks it. Its output is
+// set before the record, so the exec is all that is left after it.
+pid_t start_command(const CommandStart& start)
 {
-  const auto& start = *static_cast<const CommandStart*>(argument);
-  bgtask::raw::syscall(SYS_close, start.go_write);
+  const pid_t pid = ::fork();
+  if (pid != 0) {
+    return pid;
+  }
+  ::close(start.go_write);
   if (start.own_group) {
     // Its own process group, the supervisor's blocked signals unblocked.
-    const std::uint64_t no_signals = 0;
-    bgtask::raw::syscall(SYS_setpgid, 0, 0);
-    bgtask::raw::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &no_signals, nullptr, sizeof no_signals);
+    sigset_t no_signals;
+    sigemptyset(&no_signals);
+    ::setpgid(0, 0);
+    ::sigprocmask(SIG_SETMASK, &no_signals, nullptr);
   }
   char byte = 0;
-  if (bgtask::raw::dup2(start.output, 1) == 1 && bgtask::raw::dup2(start.output, 2) == 2 &&
-      bgtask::raw::syscall(SYS_read, start.go_read, &byte, 1) == 1) {
-    bgtask::raw::syscall(SYS_execve, start.argv[0], start.argv, environ);
+  if (::dup2(start.output, 1) == 1 && ::dup2(start.output, 2) == 2 &&
+      ::read(start.go_read, &byte, 1) == 1) {
+    ::execve(start.argv[0], start.argv, environ);
   }
-  return 127;
+  ::_exit(127);
 }
 
 // floor-exec; with FinalRecord::yes floor-task, with Promises::yes
@@ -713,7 +713,7 @@ int floor_run(const std::vector<std::string>& args, FinalRecord final_record, Pr
       ::_exit(1);
     }
     CommandStart start{argv, output, go[0], go[1], promises == Promises::yes};
-    const bgtask::MemorySharingChild command(run_command, &start);
+    const pid_t command = start_command(start);
     ::close(go[0]);
     ::close(notice[1]);
     struct flock update
@@ -722,8 +722,8 @@ int floor_run(const std::vector<std::string>& args, FinalRecord final_record, Pr
     update.l_start = 1;
     update.l_len = 1;
     if (promises == Promises::yes) {
-      ::setpgid(command.pid(), command.pid());
-      read_identities(command.pid());
+      ::setpgid(command, command);
+      read_identities(command);
       update.l_type = F_WRLCK;
       ::fcntl(lock, F_OFD_SETLKW, &update);
     }
@@ -737,7 +737,7 @@ int floor_run(const std::vector<std::string>& args, FinalRecord final_record, Pr
     const char go_byte = 'g';
     static_cast<void>(::write(go[1], &go_byte, 1));
     int status = 0;
-    ::waitpid(command.pid(), &status, 0);
+    ::waitpid(command, &status, 0);
     if (final_record == FinalRecord::yes) {
       TaskRecord finished = record;
       finished.state = bgtask::TaskState::succeeded;

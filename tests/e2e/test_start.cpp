@@ -263,9 +263,7 @@ TEST_F(Start, ReportsACommandThatIsNotExecutableWith126)
   }
 }
 
-// The command's process searches PATH itself (it may not call execvp,
-// which writes errno, shared with the supervisor until the exec): with
-// execvp's rules.
+// The command is looked up on PATH with execvp's rules.
 TEST_F(Start, SearchesPathAsExecvpDoes)
 {
   const fs::path denied = work() / "denied";

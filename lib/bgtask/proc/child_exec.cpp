@@ -1,14 +1,13 @@
 #include <bgtask/proc/child_exec.hpp>
-#include <bgtask/proc/raw_syscall.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace bgtask {
@@ -36,27 +35,26 @@ bool close_ranges(std::initializer_list<int> keep)
 {
   int next = 3;
   for (int fd = next_kept(keep, next); fd >= 0; fd = next_kept(keep, next)) {
-    if (fd > next && raw::syscall(SYS_close_range, static_cast<unsigned>(next),
-                                  static_cast<unsigned>(fd) - 1, 0) != 0) {
+    if (fd > next &&
+        ::close_range(static_cast<unsigned>(next), static_cast<unsigned>(fd) - 1, 0) != 0) {
       return false;
     }
     next = fd + 1;
   }
-  return raw::syscall(SYS_close_range, static_cast<unsigned>(next), ~0U, 0) == 0;
+  return ::close_range(static_cast<unsigned>(next), ~0U, 0) == 0;
 }
 
 // Closes what /proc/self/fd lists; false if it cannot be read.
 bool close_listed(std::initializer_list<int> keep)
 {
-  const long dir =
-    raw::syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir = ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) {
     return false;
   }
   alignas(8) char buffer[4096];
-  long got = 0;
-  while ((got = raw::syscall(SYS_getdents64, dir, buffer, sizeof(buffer))) > 0) {
-    for (long at = 0; at < got;) {
+  ssize_t got = 0;
+  while ((got = ::getdents64(dir, buffer, sizeof(buffer))) > 0) {
+    for (ssize_t at = 0; at < got;) {
       // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
       std::uint16_t length = 0;
       __builtin_memcpy(&length, buffer + at + 16, sizeof(length));
@@ -68,12 +66,12 @@ bool close_listed(std::initializer_list<int> keep)
         fd = fd * 10 + (*name - '0');
       }
       if (number && fd > 2 && fd != dir && !kept(keep, fd)) {
-        raw::syscall(SYS_close, fd);
+        ::close(fd);
       }
       at += length;
     }
   }
-  raw::syscall(SYS_close, dir);
+  ::close(dir);
   return got == 0;
 }
 
@@ -82,22 +80,18 @@ bool close_listed(std::initializer_list<int> keep)
 void reset_child_signals(ProcessGroup group)
 {
   if (group == ProcessGroup::own) {
-    raw::syscall(SYS_setpgid, 0, 0);
+    ::setpgid(0, 0);
   }
-  // The kernel's sigaction and sigset (64 signals), not libc's.
-  struct KernelSigaction
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction default_action
   {
-    void (*handler)(int);
-    unsigned long flags;
-    void (*restorer)();
-    std::uint64_t mask;
   };
-  const std::uint64_t none = 0;
-  raw::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof(none));
-  const KernelSigaction default_action{SIG_DFL, 0, nullptr, 0};
-  for (int sig = 1; sig <= 64; ++sig) {
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
     if (sig != SIGKILL && sig != SIGSTOP) {
-      raw::syscall(SYS_rt_sigaction, sig, &default_action, nullptr, sizeof(std::uint64_t));
+      ::sigaction(sig, &default_action, nullptr);
     }
   }
 }
@@ -125,13 +119,12 @@ void close_descriptors_except(std::initializer_list<int> keep)
     return;
   }
   rlimit limit{};
-  const rlim_t end = raw::syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, nullptr, &limit) == 0 &&
-                         limit.rlim_cur != RLIM_INFINITY
+  const rlim_t end = ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
                        ? std::min<rlim_t>(limit.rlim_cur, 1 << 20)
                        : 65536;
   for (int fd = 3; static_cast<rlim_t>(fd) < end; ++fd) {
     if (!kept(keep, fd)) {
-      raw::syscall(SYS_close, fd);
+      ::close(fd);
     }
   }
 }

@@ -11,9 +11,8 @@ enum class ProcessGroup { inherit, own };
 
 // In a new child, before exec: optionally become the leader of a new
 // process group, then unblock every signal and restore every default
-// disposition, so the program starts as it would from a shell. Raw system
-// calls only (errno untouched): safe in a child that shares its parent's
-// memory (memory_sharing_child.hpp).
+// disposition, so the program starts as it would from a shell.
+// Async-signal-safe calls only.
 void reset_child_signals(ProcessGroup group);
 
 // The argv/envp form of `strings`: pointers to each, then nullptr. Valid
@@ -37,8 +36,7 @@ private:
 };
 
 // Closes every descriptor from 3 up except those in `keep`. Safe between
-// fork and exec, also in a child that shares its parent's memory (no
-// allocation, raw system calls): close_range(2), and where that fails (a
+// fork and exec (no allocation): close_range(2), and where that fails (a
 // kernel before 5.9, a seccomp filter), each descriptor listed in
 // /proc/self/fd, and without /proc every number below RLIMIT_NOFILE.
 void close_descriptors_except(std::initializer_list<int> keep);

@@ -248,8 +248,7 @@ int Attempts::run_one()
   // What the CLI left behind goes once the command has run a moment.
   Supervision supervision(
     m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
-    m_number == 1 ? Supervision::TrimMemory::soon : Supervision::TrimMemory::no,
-    [&command] { command->release_stack_once_started(); });
+    m_number == 1 ? Supervision::TrimMemory::soon : Supervision::TrimMemory::no);
   const int status = supervision.run();
   if (const auto failure = command->exec_failure(m_plan.request)) {
     finish_exec_failure(*failure);

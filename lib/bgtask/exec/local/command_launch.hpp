@@ -2,7 +2,6 @@
 
 #include <bgtask/core/launch_request.hpp>
 #include <bgtask/proc/child_exec.hpp>
-#include <bgtask/proc/memory_sharing_child.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <optional>
@@ -23,10 +22,6 @@ struct CommandImage
 
   ExecStrings argv;
   ExecStrings env;
-  // /bin/sh, a slot for the program's path, argv[1]...: for a program the
-  // kernel cannot execute, run as a script as execvp does. The command's
-  // process fills the slot.
-  mutable std::vector<char*> script_argv;
   std::string cwd;
   int output_fd;
   mode_t caller_umask;
@@ -39,9 +34,8 @@ struct CommandImage
 };
 
 // A command's process that has not been released yet: it waits for "go" on
-// a pipe, so the running record can name it before it runs anything. It
-// shares the supervisor's memory until its exec (MemorySharingChild), and
-// reads `image`, which must stay unchanged until then.
+// a pipe, so the running record can name it before it runs anything. A
+// fork that execs `image` with execvpe (PATH taken from `image.env`).
 class PendingCommand
 {
 public:
@@ -51,15 +45,10 @@ public:
   PendingCommand(const PendingCommand&) = delete;
   PendingCommand& operator=(const PendingCommand&) = delete;
 
-  pid_t pid() const { return m_process->pid(); }
+  pid_t pid() const { return m_pid; }
 
   // Lets the command exec.
   void release();
-
-  // Gives back the stack the command's process ran on before its exec,
-  // once it exec'd or exited (its end of the error pipe is closed); until
-  // then, keeps it.
-  void release_stack_once_started();
 
   // Once the released command has exited (and was reaped): nullopt if it
   // exec'd, else why it could not (chdir or exec failure) and the exit code
@@ -74,21 +63,9 @@ public:
   std::optional<Failure> exec_failure(const LaunchRequest& request);
 
 private:
-  // What the command's process reads when it starts.
-  struct Start
-  {
-    const CommandImage* image;
-    int go_read;
-    int error_write;
-    int go_write;    // the supervisor's end
-    int errors_read; // the supervisor's end
-  };
-  static int run_process(void* start);
-
   UniqueFd m_go;
   UniqueFd m_errors;
-  Start m_start{};
-  std::optional<MemorySharingChild> m_process;
+  pid_t m_pid = -1;
 };
 
 } // namespace bgtask

@@ -1,19 +1,16 @@
 #include <bgtask/exec/local/output_holders.hpp>
-#include <bgtask/proc/raw_syscall.hpp>
 
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace bgtask {
 
 int open_held_output(int dir_fd, const char* name, int output)
 {
-  const auto fd = static_cast<int>(
-    raw::syscall(SYS_openat, dir_fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC));
+  const int fd = ::openat(dir_fd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     return output;
   }
@@ -23,12 +20,11 @@ int open_held_output(int dir_fd, const char* name, int output)
   struct stat opened
   {
   };
-  if (raw::syscall(SYS_fstat, fd, &opened) == 0 && raw::syscall(SYS_fstat, output, &own) == 0 &&
-      opened.st_dev == own.st_dev && opened.st_ino == own.st_ino &&
-      raw::syscall(SYS_flock, fd, LOCK_EX | LOCK_NB) == 0) {
+  if (::fstat(fd, &opened) == 0 && ::fstat(output, &own) == 0 && opened.st_dev == own.st_dev &&
+      opened.st_ino == own.st_ino && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
     return fd;
   }
-  raw::syscall(SYS_close, fd);
+  ::close(fd);
   return output;
 }
 

@@ -16,11 +16,11 @@ namespace bgtask {
 // is made in the command's process, after the fork), so nothing the
 // supervisor keeps open can hold it.
 
-// In the command's process, between fork and exec (raw system calls, no
-// allocation): a new description of the file `name` in `dir_fd`
-// (O_WRONLY|O_APPEND), checked to be the file `output` is open on, locked
-// exclusively. Where it cannot be opened or locked: `output` itself (holders
-// are then not seen, and only the command's own exit counts).
+// In the command's process, between fork and exec (no allocation): a new
+// description of the file `name` in `dir_fd` (O_WRONLY|O_APPEND), checked
+// to be the file `output` is open on, locked exclusively. Where it cannot
+// be opened or locked: `output` itself (holders are then not seen, and only
+// the command's own exit counts).
 int open_held_output(int dir_fd, const char* name, int output);
 
 // True while some process holds a description made by open_held_output:

@@ -34,8 +34,7 @@ constexpr Milliseconds k_pause_retry{20};
 } // namespace
 
 Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-                         OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim,
-                         std::function<void()> before_trim)
+                         OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim)
   : m_dir(dir),
     m_plan(plan),
     m_child(child),
@@ -45,8 +44,7 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
     m_removal(dir, plan.request.record.id),
     m_output_held(std::move(output_held)),
     m_tree(plan.request.record.id, child, plan.cgroup ? &*plan.cgroup : nullptr),
-    m_record_check_at(steady_now() + k_record_check),
-    m_before_trim(std::move(before_trim))
+    m_record_check_at(steady_now() + k_record_check)
 {
   if (trim == TrimMemory::soon) {
     trim_later();
@@ -143,9 +141,6 @@ std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point>
   }
   if (m_trim_at && now >= *m_trim_at) {
     m_trim_at.reset();
-    if (m_before_trim) {
-      m_before_trim();
-    }
     ::malloc_trim(0); // what the CLI left on the heap, and a record read since
   } else if (m_trim_at && (!next || *m_trim_at < *next)) {
     next = m_trim_at;

@@ -28,8 +28,8 @@ public:
 
   // With TrimMemory::soon, it gives the free heap the CLI left behind back
   // to the kernel (malloc_trim) once the command has run for a moment, and
-  // again a moment after each time it read the record; `before_trim` runs
-  // first each time. A command that ends sooner never pays for it.
+  // again a moment after each time it read the record. A command that ends
+  // sooner never pays for it.
   enum class TrimMemory { no, soon };
 
   // `child`: the command, forked and released; `signal_fd`: the
@@ -37,8 +37,7 @@ public:
   // `output_held` tells whether a process still holds the command's output
   // (output_holders.hpp).
   Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-              OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim,
-              std::function<void()> before_trim = {});
+              OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim);
 
   // Runs until the command has exited and no process holds its output any
   // more; returns the command's wait status. A stopped tree's leftovers are
@@ -78,7 +77,6 @@ private:
   Clock::time_point m_paused_at;
   std::optional<Clock::time_point> m_pause_retry_at; // a pause put off: a lock was held
   std::optional<Clock::time_point> m_trim_at;
-  std::function<void()> m_before_trim;
 };
 
 } // namespace bgtask
