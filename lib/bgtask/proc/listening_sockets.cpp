@@ -1,11 +1,10 @@
 #include <bgtask/proc/listening_sockets.hpp>
+#include <bgtask/util/dir_stream.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <dirent.h>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -40,20 +39,15 @@ void add_listening_inodes(const char* table, std::uint16_t port, std::vector<uns
   }
 }
 
-struct DirCloser
-{
-  void operator()(DIR* d) const { ::closedir(d); }
-};
-
 // True if process `pid` has a descriptor open on one of `inodes`.
 bool holds_socket(int pid, const std::vector<unsigned long>& inodes)
 {
   const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
-  const std::unique_ptr<DIR, DirCloser> dir(::opendir(fd_dir.c_str()));
+  DirStream dir = DirStream::open(fd_dir.c_str());
   if (!dir) {
     return false;
   }
-  while (const dirent* entry = ::readdir(dir.get())) {
+  while (const dirent* entry = dir.next()) {
     char target[64];
     const std::string link = fd_dir + "/" + entry->d_name;
     const ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
