@@ -61,8 +61,8 @@ std::string value_of(const std::vector<std::pair<std::string, std::string>>& pai
   return value != nullptr ? *value : std::string();
 }
 
-// A non-negative decimal number that fits; nullopt otherwise.
-std::optional<unsigned> parse_count(std::string_view text)
+// A number in Slurm's output (non-negative, decimal) that fits; nullopt otherwise.
+std::optional<unsigned> parse_slurm_number(std::string_view text)
 {
   unsigned value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -161,7 +161,7 @@ std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text)
     job.job_id = std::string(trim(fields[0]));
     job.state = first_word(fields[1]);
     job.reason = std::string(trim(fields[2]));
-    const auto status = parse_count(trim(fields[3]));
+    const auto status = parse_slurm_number(trim(fields[3]));
     if (status) {
       const unsigned signal = *status & 0x7fU;
       job.exit_code =
@@ -230,7 +230,7 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
   // ArrayTaskId of 4294967294 means none).
   const auto array_job = value_of(pairs, "ArrayJobId");
   const auto array_task = value_of(pairs, "ArrayTaskId");
-  if (!array_job.empty() && parse_count(array_job) && parse_count(array_task) &&
+  if (!array_job.empty() && parse_slurm_number(array_job) && parse_slurm_number(array_task) &&
       array_task != "4294967294") {
     job.job_id = array_job + "_" + array_task;
   }
