@@ -27,16 +27,6 @@ constexpr std::size_t k_max_name_bytes = 256;
 constexpr std::size_t k_max_command_bytes = 256 * 1024;
 constexpr std::size_t k_max_env_file_bytes = 1024 * 1024;
 
-std::string current_directory()
-{
-  std::string cwd(4096, '\0');
-  if (::getcwd(cwd.data(), cwd.size()) == nullptr) {
-    throw_system("cannot find the current directory", errno);
-  }
-  cwd.resize(cwd.find('\0'));
-  return cwd;
-}
-
 bool is_env_name(std::string_view name)
 {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) != 0) {

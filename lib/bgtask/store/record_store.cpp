@@ -7,6 +7,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/paths.hpp>
 #include <bgtask/util/resource_shortage.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -160,6 +161,7 @@ namespace {
 
 // The directories the current one is known by: $PWD when it names it (so a
 // path through a symbolic link matches as the shell shows it) and getcwd's.
+// Throws Error(failure) if the current directory cannot be found.
 std::vector<std::string> current_directory_names()
 {
   std::vector<std::string> names;
@@ -174,10 +176,7 @@ std::vector<std::string> current_directory_names()
       here.st_dev == shown.st_dev && here.st_ino == shown.st_ino) {
     names.emplace_back(pwd);
   }
-  if (char* real = ::getcwd(nullptr, 0)) {
-    names.emplace_back(real);
-    std::free(real);
-  }
+  names.push_back(current_directory());
   return names;
 }
 

@@ -4,6 +4,10 @@
 
 namespace bgtask {
 
+// The current directory, as getcwd(3) gives it. Throws Error(failure) if it
+// cannot be found (removed, or out of this process's reach).
+std::string current_directory();
+
 // `path` made absolute (against the current directory) and lexically
 // normalised with Boost.Filesystem: `.` and `..` components and repeated or
 // trailing slashes are gone; symbolic links are not resolved (`--cwd ..` is
