@@ -161,7 +161,6 @@ std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& 
   return bytes;
 }
 
-constexpr std::size_t k_max_readers = 4;
 constexpr std::size_t k_removers = 16;          // unlinking mostly waits for the device
 constexpr std::size_t k_tasks_per_thread = 500; // below this, one thread does all
 constexpr std::size_t k_tasks_per_block = 64;
@@ -176,14 +175,12 @@ std::size_t thread_count(std::size_t tasks, std::size_t most)
 std::vector<TaskRecord> read_records(const TaskDir& dir, const std::vector<std::string>& ids)
 {
   std::vector<std::optional<TaskRecord>> loaded(ids.size());
-  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
-  for_each_index_in_parallel(ids.size(), thread_count(ids.size(), std::min(cores, k_max_readers)),
-                             k_tasks_per_block, [&](std::size_t, std::size_t i) {
-                               auto entry = load_record(dir, ids[i]);
-                               if (entry.status == LoadStatus::ok) {
-                                 loaded[i] = std::move(entry.record);
-                               }
-                             });
+  read_records_in_parallel(ids.size(), [&](std::size_t, std::size_t i) {
+    auto entry = load_record(dir, ids[i]);
+    if (entry.status == LoadStatus::ok) {
+      loaded[i] = std::move(entry.record);
+    }
+  });
   std::vector<TaskRecord> records;
   records.reserve(ids.size());
   for (auto& record : loaded) {

@@ -9,7 +9,6 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/json_text.hpp>
-#include <bgtask/util/parallel.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <boost/json.hpp>
@@ -18,7 +17,6 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
-#include <thread>
 
 namespace bgtask {
 
@@ -121,12 +119,7 @@ struct Unfinished
   TaskRecord record;
 };
 
-constexpr std::size_t k_max_readers = 4;
-constexpr std::size_t k_ids_per_reader = 2000; // below this, one thread reads all
-constexpr std::size_t k_ids_per_block = 256;   // what a reader takes at a time
-
-// Reads the records of `files` on up to k_max_readers threads (list is
-// bound by opening and parsing thousands of files), taking the finished
+// Reads the records of `files` (read_records_in_parallel), taking the finished
 // ones from `cache` where it has them. Final and corrupt records are shown
 // at once, so a big directory is never held in memory whole: `shown[i]` is
 // set for each one the filter takes. Returns the unfinished records in ID
@@ -139,30 +132,27 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<Recor
                                      std::vector<std::string>& added)
 {
   shown.assign(files.size(), std::nullopt);
-  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
-  const std::size_t readers =
-    std::clamp<std::size_t>(files.size() / k_ids_per_reader, 1, std::min(cores, k_max_readers));
+  const std::size_t readers = record_reader_count(files.size());
   std::vector<std::vector<Unfinished>> unfinished(readers);
   std::vector<std::vector<std::string>> fresh(readers);
-  for_each_index_in_parallel(
-    files.size(), readers, k_ids_per_block, [&](std::size_t reader, std::size_t i) {
-      LoadedRecord entry;
-      if (auto cached = cache != nullptr ? cache->find(files[i]) : std::nullopt) {
-        entry.id = files[i].id;
-        entry.status = LoadStatus::ok;
-        entry.record = std::move(*cached);
-      } else {
-        entry = load_record(dir, files[i].id);
-        if (cache != nullptr && entry.status == LoadStatus::ok && is_final(entry.record.state)) {
-          fresh[reader].push_back(ListCache::entry(files[i].ino, entry.record));
-        }
+  read_records_in_parallel(files.size(), [&](std::size_t reader, std::size_t i) {
+    LoadedRecord entry;
+    if (auto cached = cache != nullptr ? cache->find(files[i]) : std::nullopt) {
+      entry.id = files[i].id;
+      entry.status = LoadStatus::ok;
+      entry.record = std::move(*cached);
+    } else {
+      entry = load_record(dir, files[i].id);
+      if (cache != nullptr && entry.status == LoadStatus::ok && is_final(entry.record.state)) {
+        fresh[reader].push_back(ListCache::entry(files[i].ino, entry.record));
       }
-      if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
-        unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
-      } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
-        shown[i] = show(entry);
-      }
-    });
+    }
+    if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
+      unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
+    } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
+      shown[i] = show(entry);
+    }
+  });
   for (auto& part : fresh) {
     std::move(part.begin(), part.end(), std::back_inserter(added));
   }

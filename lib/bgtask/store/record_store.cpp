@@ -7,6 +7,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/parallel.hpp>
 #include <bgtask/util/paths.hpp>
 #include <bgtask/util/resource_shortage.hpp>
 #include <bgtask/util/unique_fd.hpp>
@@ -18,6 +19,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace bgtask {
@@ -122,6 +124,21 @@ std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& kee
     }
   }
   return records;
+}
+
+std::size_t record_reader_count(std::size_t count)
+{
+  constexpr std::size_t k_most = 4;
+  constexpr std::size_t k_records_per_reader = 2000; // below this, one thread reads all
+  const std::size_t cores = std::max(1U, std::thread::hardware_concurrency());
+  return std::clamp<std::size_t>(count / k_records_per_reader, 1, std::min(cores, k_most));
+}
+
+void read_records_in_parallel(
+  std::size_t count, const std::function<void(std::size_t reader, std::size_t index)>& read)
+{
+  constexpr std::size_t k_block = 256;
+  for_each_index_in_parallel(count, record_reader_count(count), k_block, read);
 }
 
 bool task_removed(const TaskDir& dir, const std::string& status_name)

@@ -64,6 +64,17 @@ using RecordFilter = std::function<bool(const TaskRecord&)>;
 // load_unfinished_records (executors.hpp) does that too.
 std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& keep = nullptr);
 
+// How many threads read `count` records (list and cleanup are bound by
+// opening and parsing thousands of files): one per 2000, at least one, at
+// most four and no more than the cores.
+std::size_t record_reader_count(std::size_t count);
+
+// Calls read(reader, index) once for every index below `count`, on
+// record_reader_count(count) threads numbered from 0, 256 indices at a
+// time; rethrows what a call threw once every thread stopped.
+void read_records_in_parallel(
+  std::size_t count, const std::function<void(std::size_t reader, std::size_t index)>& read);
+
 // True once the task was removed under whoever asks: the directory itself
 // was deleted (no links left) or the task's record (`status_name`, from
 // status_file_name) was. (A record is replaced by rename, never absent while
