@@ -48,7 +48,7 @@ set -e
 [ "$rc" -eq 0 ] || fail "bgtask mcp exited $rc: $(tail -3 "$WORK/err")"
 reply() { jq -c "select(.id == $1)" "$WORK/out"; }
 [ "$(jq -c 'select(.id == null) | .error.code' "$WORK/out")" = -32600 ] ||
-  fail "a 5 MiB line: $(jq -c 'select(.id == null)' "$WORK/out"), $(reply 2 | head -c 200)"
+  fail "a 5 MiB line: $(jq -c 'select(.id == null)' "$WORK/out"), $(reply 2 | cut -c1-200)"
 [ -z "$(reply 2)" ] || fail "a 5 MiB line was answered as a request"
 [ "$(reply 3 | jq .result.isError)" = true ] || fail "argv with a NUL byte: $(reply 3)"
 grep -q 'NUL byte' <<<"$(reply 3 | jq -r '.result.content[0].text')" || fail "argv with a NUL: $(reply 3)"

@@ -10,7 +10,7 @@ for i in 1 2 3; do
 done
 # About 16 MiB printed, at most 256 KiB kept: the output's length stays
 # about 16 MiB, its blocks about 256 KiB.
-chatty=$(bg start --max-output 256K -- sh -c 'yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 16M')
+chatty=$(bg start --max-output 256K -- sh -c 'yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 16M') # sigpipe-ok: the task's own sh, without pipefail
 bg wait "${quiet[@]}" "$chatty" >/dev/null
 apparent=$(stat -c %s "$D/$chatty.output")
 on_disk=$(($(stat -c %b "$D/$chatty.output") * $(stat -c %B "$D/$chatty.output")))

@@ -92,8 +92,8 @@ set -e
 [ "$rc" -eq 0 ] || fail "bgtask mcp exited $rc: $(tail -3 "$WORK/err")"
 [ "$(ms_since "$start")" -lt 15000 ] || fail "the MCP calls took $(ms_since "$start") ms"
 reply() { jq -c "select(.id == $1)" "$WORK/out"; }
-[ "$(reply 2 | jq -r .result.structuredContent.end)" = met ] || fail "MCP 50 KB line: $(reply 2 | head -c 300)"
-[ "$(reply 3 | jq -r .result.structuredContent.end)" = gave_up ] || fail "MCP backtracking: $(reply 3 | head -c 300)"
+[ "$(reply 2 | jq -r .result.structuredContent.end)" = met ] || fail "MCP 50 KB line: $(reply 2 | cut -c1-300)"
+[ "$(reply 3 | jq -r .result.structuredContent.end)" = gave_up ] || fail "MCP backtracking: $(reply 3 | cut -c1-300)"
 [ "$(reply 4 | jq -r '.result.isError // .error.code')" != null ] || fail "MCP bad pattern: $(reply 4)"
 [ "$(reply 5 | jq -c .result)" = '{}' ] || fail "the MCP server did not answer after the waits"
 echo ok
