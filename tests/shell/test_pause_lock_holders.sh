@@ -21,6 +21,16 @@ timed_bg() {
   return $rc
 }
 
+# cancel_paused ID: pauses ID once more, then `cancel --grace 1s` must end it
+# as cancelled within its documented bound.
+cancel_paused() {
+  timed_bg 5 pause "$1" || fail "last pause failed: $(cat "$WORK/err")"
+  local rc=0
+  timed_bg 14 cancel --grace 1s "$1" || rc=$?
+  [ "$rc" = 0 ] && [ "$(field "$1" .state)" = cancelled ] ||
+    fail "cancel of the paused task: rc $rc, $(field "$1" .state): $(cat "$WORK/err")"
+}
+
 # 1. progress in a tight loop.
 id=$(bg start --grace 1s -c "while :; do \"$BGTASK\" progress --message step; done")
 for _ in $(seq 200); do [ "$(field "$id" .progress.message)" = step ] && break; sleep 0.05; done
@@ -31,10 +41,7 @@ for round in 1 2 3 4 5 6 7 8; do
   timed_bg 3 progress --id "$id" --message outside || fail "progress of the paused task: $(cat "$WORK/err")"
   timed_bg 5 resume "$id" || fail "resume $round failed: $(cat "$WORK/err")"
 done
-timed_bg 5 pause "$id" || fail "last pause failed: $(cat "$WORK/err")"
-rc=0; timed_bg 14 cancel --grace 1s "$id" || rc=$?
-[ "$rc" = 0 ] && [ "$(field "$id" .state)" = cancelled ] ||
-  fail "cancel of the paused task: rc $rc, $(field "$id" .state): $(cat "$WORK/err")"
+cancel_paused "$id"
 
 # 2. start --dedupe in a tight loop (every round after the first finds the
 # running sleep and prints its ID).
@@ -52,9 +59,6 @@ for round in 1 2 3 4 5; do
   timed_bg 3 start --dedupe -- true || fail "start --dedupe beside the paused task: $(cat "$WORK/err")"
   timed_bg 5 resume "$id" || fail "resume $round failed: $(cat "$WORK/err")"
 done
-timed_bg 5 pause "$id" || fail "last pause failed: $(cat "$WORK/err")"
-rc=0; timed_bg 14 cancel --grace 1s "$id" || rc=$?
-[ "$rc" = 0 ] && [ "$(field "$id" .state)" = cancelled ] ||
-  fail "cancel of the paused task: rc $rc, $(field "$id" .state): $(cat "$WORK/err")"
+cancel_paused "$id"
 bg cancel --grace 0 "$sleeper" >/dev/null
 echo ok
