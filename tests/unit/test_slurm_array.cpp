@@ -1,3 +1,4 @@
+#include <bgtask/core/slurm_array_spec.hpp>
 #include <bgtask/exec/slurm/slurm_array.hpp>
 
 #include <gtest/gtest.h>

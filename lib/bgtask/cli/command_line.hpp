@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/cli/command.hpp>
+#include <bgtask/util/decimal_count.hpp>
 #include <bgtask/util/duration.hpp>
 #include <bgtask/util/result.hpp>
 
@@ -35,10 +36,6 @@ template <typename T> std::optional<T> optional_value(const po::variables_map& v
 // The duration given to option `name` (parse_duration), if given; a
 // malformed one is Error(usage).
 std::optional<Milliseconds> optional_duration(const po::variables_map& vm, const char* name);
-
-// Parses a non-negative decimal count given to `option` (at most 10^9); a
-// failure naming the option otherwise.
-Result<std::size_t> parse_count(std::string_view text, std::string_view option);
 
 // Parses a --state list ("failed,lost"); `extra` is one more accepted
 // name (e.g. "corrupt"), empty for none. Throws Error(usage) for unknown states.

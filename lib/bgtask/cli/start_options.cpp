@@ -1,13 +1,9 @@
 #include <bgtask/cli/start_options.hpp>
-#include <bgtask/core/task_id.hpp>
-#include <bgtask/exec/executors.hpp>
-#include <bgtask/exec/slurm/slurm_array.hpp>
-#include <bgtask/exec/slurm/slurm_submission.hpp>
-#include <bgtask/store/queue_settings.hpp>
+#include <bgtask/exec/start_plan.hpp>
+#include <bgtask/proc/environment.hpp>
 #include <bgtask/util/byte_size.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
-#include <bgtask/util/paths.hpp>
 #include <bgtask/util/split.hpp>
 #include <bgtask/util/terminal_escape.hpp>
 #include <bgtask/util/unique_fd.hpp>
@@ -17,41 +13,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <unistd.h>
 
 namespace bgtask {
 
 namespace {
 
-constexpr std::size_t k_max_name_bytes = 256;
-constexpr std::size_t k_max_command_bytes = 256 * 1024;
 constexpr std::size_t k_max_env_file_bytes = 1024 * 1024;
-
-bool is_env_name(std::string_view name)
-{
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) != 0) {
-    return false;
-  }
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-  });
-}
-
-// Checks `--env K=V` entries and returns their names; values never appear in messages.
-std::vector<std::string> env_names(const std::vector<std::string>& entries)
-{
-  std::vector<std::string> names;
-  for (const auto& entry : entries) {
-    const auto equals = entry.find('=');
-    const auto name = entry.substr(0, equals);
-    if (equals == std::string::npos || !is_env_name(name)) {
-      throw_usage("invalid --env '" + escape_for_terminal(name, KeepNewlines::no) +
-                  (equals == std::string::npos ? "" : "=...") + "': expected NAME=VALUE or NAME");
-    }
-    names.push_back(name);
-  }
-  return names;
-}
 
 // The K=V lines of an --env-file: blank lines and lines starting with `#`
 // are skipped; the value is the rest of the line, verbatim. A file over
@@ -89,122 +56,6 @@ std::vector<std::string> read_env_file(const std::string& path)
   return entries;
 }
 
-// The output cap: --max-output, else $BGTASK_MAX_OUTPUT, else
-// k_default_max_output; none if the value is `none`.
-std::optional<std::uint64_t> output_limit(const std::optional<std::string>& option)
-{
-  const char* env = std::getenv("BGTASK_MAX_OUTPUT");
-  if (!option && (env == nullptr || *env == '\0')) {
-    return k_default_max_output;
-  }
-  const std::string text = option ? *option : env;
-  if (text == "none") {
-    return std::nullopt;
-  }
-  auto size = parse_byte_size(text);
-  if (!size) {
-    throw_usage(std::string(option ? "--max-output" : "BGTASK_MAX_OUTPUT") + ": " + size.error());
-  }
-  return *size;
-}
-
-LaunchRequest build_request(const po::variables_map& vm, std::vector<std::string> command)
-{
-  LaunchRequest request;
-  auto& record = request.record;
-  const auto shell = optional_value<std::string>(vm, "shell");
-  if (shell && !command.empty()) {
-    throw_usage("give either -c 'SHELL STRING' or -- CMD [ARG...], not both");
-  }
-  if (!shell && command.empty()) {
-    throw_usage(
-      "nothing to run: give -- CMD [ARG...] or -c 'SHELL STRING' (see bgtask start --help)");
-  }
-  if (shell) {
-    record.shell = true;
-    command = {"/bin/sh", "-c", *shell};
-  }
-  std::size_t bytes = 0;
-  for (const auto& word : command) {
-    bytes += word.size();
-  }
-  if (bytes > k_max_command_bytes || command.front().empty()) {
-    throw_usage(command.front().empty() ? "the command name is empty"
-                                        : "the command is too long to record (over 256 KiB)");
-  }
-  record.command = command;
-  request.argv = std::move(command);
-  if (auto name = optional_value<std::string>(vm, "name")) {
-    if (name->size() > k_max_name_bytes) {
-      throw_usage("--name is longer than 256 bytes");
-    }
-    record.name = std::move(*name);
-  }
-  const auto cwd = optional_value<std::string>(vm, "cwd");
-  // Normalised, so `--cwd ..` and its absolute form are one directory (--dedupe).
-  record.cwd = !cwd ? current_directory() : normalized_absolute(*cwd);
-  request.env_additions = env_from_options(vm);
-  record.env_names = env_names(request.env_additions);
-  request.timeout = optional_duration(vm, "timeout");
-  if (request.timeout) {
-    if (request.timeout->count() == 0) {
-      throw_usage("--timeout must be greater than zero");
-    }
-    record.timeout_s = to_seconds(*request.timeout);
-  }
-  request.grace = optional_duration(vm, "grace").value_or(request.grace);
-  record.grace_s = to_seconds(request.grace);
-  request.max_output = output_limit(optional_value<std::string>(vm, "max-output"));
-  return request;
-}
-
-// Picks the executor (--executor, else $BGTASK_EXECUTOR, else local) and
-// takes the Slurm options, refusing them for local tasks and refusing what
-// only a local supervisor can do for Slurm tasks.
-void choose_executor(const po::variables_map& vm, StartPlan& plan)
-{
-  LaunchRequest& request = plan.request;
-  const char* env = std::getenv("BGTASK_EXECUTOR");
-  const auto option = optional_value<std::string>(vm, "executor");
-  const std::string name = option                           ? *option
-                           : env != nullptr && *env != '\0' ? std::string(env)
-                                                            : std::string(k_local_executor);
-  if (!is_executor_name(name)) {
-    throw_usage(std::string(option ? "--executor" : "BGTASK_EXECUTOR") + ": unknown executor '" +
-                escape_for_terminal(name, KeepNewlines::no) + "' (expected " +
-                std::string(k_local_executor) + " or " + std::string(k_slurm_executor) + ")");
-  }
-  request.record.executor = name;
-  auto& slurm = request.slurm;
-  slurm.partition = optional_value<std::string>(vm, "partition");
-  slurm.time_limit = optional_value<std::string>(vm, "slurm-time");
-  slurm.args =
-    optional_value<std::vector<std::string>>(vm, "slurm-arg").value_or(std::vector<std::string>{});
-  if (name != k_slurm_executor) {
-    if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
-      throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
-    }
-    if (plan.array) {
-      throw_usage("--array needs --executor slurm (it submits one Slurm job array); to run a "
-                  "command locally once per index, start a task for each");
-    }
-    return;
-  }
-  const auto& limits = request.record.options.limits;
-  check_slurm_args(slurm.args, SlurmArgContext{!plan.after.empty(), !request.env_additions.empty(),
-                                               limits.memory_max.has_value()});
-  if (request.argv.front().starts_with('-')) {
-    throw_usage("a command name starting with '-' cannot be run by the slurm executor");
-  }
-  if (vm.count("max-output") != 0 || request.record.queue || request.record.on_exit ||
-      request.record.options.retry || limits.pids_max || limits.cpu_max) {
-    throw_usage("--max-output, --queue, --on-exit, --retry, --pids-max and --cpu-max need the "
-                "local executor (--memory-max becomes sbatch --mem)");
-  }
-  request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
-}
-
-constexpr std::size_t k_max_on_exit_bytes = 64 * 1024;
 constexpr std::size_t k_max_retries = 1000;
 
 // --retry-on: exit codes (0-255, comma-separated) and/or `timed_out`.
@@ -242,10 +93,10 @@ double parse_cpus(const std::string& text)
   return cpus;
 }
 
-// Takes --memory-max, --pids-max and --cpu-max into the record's options.
-void add_limits(const po::variables_map& vm, LaunchRequest& request)
+// --memory-max, --pids-max and --cpu-max.
+ResourceLimits limits_of(const po::variables_map& vm)
 {
-  auto& limits = request.record.options.limits;
+  ResourceLimits limits;
   if (auto text = optional_value<std::string>(vm, "memory-max")) {
     const auto size = parse_byte_size(*text);
     if (!size) {
@@ -265,17 +116,18 @@ void add_limits(const po::variables_map& vm, LaunchRequest& request)
   if (auto text = optional_value<std::string>(vm, "cpu-max")) {
     limits.cpu_max = parse_cpus(*text);
   }
+  return limits;
 }
 
-// Takes --retry, --retry-delay and --retry-on into the record's options.
-void add_retry(const po::variables_map& vm, LaunchRequest& request)
+// --retry, --retry-delay and --retry-on.
+std::optional<RetryPolicy> retry_of(const po::variables_map& vm)
 {
   const auto count = optional_value<std::string>(vm, "retry");
   if (!count) {
     if (vm.count("retry-delay") != 0 || vm.count("retry-on") != 0) {
       throw_usage("--retry-delay and --retry-on need --retry N");
     }
-    return;
+    return std::nullopt;
   }
   RetryPolicy policy;
   const auto retries = value_or_usage(parse_count(*count, "--retry"));
@@ -289,59 +141,7 @@ void add_retry(const po::variables_map& vm, LaunchRequest& request)
   if (auto on = optional_value<std::string>(vm, "retry-on")) {
     parse_retry_on(*on, policy);
   }
-  request.record.options.retry = policy;
-}
-
-// --max-running, else $BGTASK_MAX_RUNNING; nullopt if neither is set.
-std::optional<std::size_t> running_limit(const std::optional<std::string>& option)
-{
-  const char* env = std::getenv("BGTASK_MAX_RUNNING");
-  if (!option && (env == nullptr || *env == '\0')) {
-    return std::nullopt;
-  }
-  const std::string source = option ? "--max-running" : "BGTASK_MAX_RUNNING";
-  const std::size_t limit =
-    value_or_usage(parse_count(option ? *option : std::string(env), source));
-  if (limit == 0) {
-    throw_usage(source + " must be at least 1");
-  }
-  return limit;
-}
-
-// Takes --queue, --slots, --after and --on-exit into the plan.
-void add_scheduling(const po::variables_map& vm, StartPlan& plan)
-{
-  auto& record = plan.request.record;
-  if (auto queue = optional_value<std::string>(vm, "queue")) {
-    check_queue_name(*queue);
-    record.queue = std::move(*queue);
-  }
-  if (auto slots = optional_value<std::string>(vm, "slots")) {
-    if (!record.queue) {
-      throw_usage("--slots needs --queue");
-    }
-    plan.slots = value_or_usage(parse_count(*slots, "--slots"));
-    if (*plan.slots > k_max_queue_slots) {
-      throw_usage("--slots must be at most " + std::to_string(k_max_queue_slots));
-    }
-  }
-  for (const auto& list :
-       optional_value<std::vector<std::string>>(vm, "after").value_or(std::vector<std::string>{})) {
-    const auto ids = split_list(list);
-    if (ids.empty()) {
-      throw_usage("--after needs at least one task ID");
-    }
-    for (const auto& id : ids) {
-      check_task_id_prefix(id);
-    }
-    plan.after.insert(plan.after.end(), ids.begin(), ids.end());
-  }
-  if (auto hook = optional_value<std::string>(vm, "on-exit")) {
-    if (hook->empty() || hook->size() > k_max_on_exit_bytes) {
-      throw_usage("--on-exit must be a shell string of 1 byte to 64 KiB");
-    }
-    record.on_exit = std::move(*hook);
-  }
+  return policy;
 }
 
 } // namespace
@@ -372,7 +172,7 @@ std::vector<std::string> env_from_options(const po::variables_map& vm)
     }
     given.push_back(std::move(entry));
   }
-  env_names(given); // refuses malformed entries
+  env_entry_names(given); // refuses malformed entries
   // One entry per name: the last one given wins.
   std::vector<std::string> entries;
   for (auto it = given.rbegin(); it != given.rend(); ++it) {
@@ -439,62 +239,45 @@ void add_start_options(po::options_description& options)
     "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
 }
 
-StartPlan build_start_plan(const po::variables_map& vm, std::vector<std::string> command)
+StartOptions parse_start_options(const po::variables_map& vm, std::vector<std::string> command)
 {
-  StartPlan plan;
-  plan.request = build_request(vm, std::move(command));
-  add_scheduling(vm, plan);
-  add_retry(vm, plan.request);
-  add_limits(vm, plan.request);
-  plan.dedupe = vm.count("dedupe") != 0;
-  plan.max_running = running_limit(optional_value<std::string>(vm, "max-running"));
-  if (auto array = optional_value<std::string>(vm, "array")) {
-    plan.array = value_or_usage(parse_slurm_array(*array));
-    if (plan.dedupe) {
-      throw_usage("--dedupe and --array exclude each other");
+  StartOptions options;
+  options.command = std::move(command);
+  options.shell = optional_value<std::string>(vm, "shell");
+  options.name = optional_value<std::string>(vm, "name");
+  options.cwd = optional_value<std::string>(vm, "cwd");
+  options.env = env_from_options(vm);
+  options.timeout = optional_duration(vm, "timeout");
+  options.grace = optional_duration(vm, "grace");
+  if (auto text = optional_value<std::string>(vm, "max-output")) {
+    auto bound = parse_output_bound(*text);
+    if (!bound) {
+      throw_usage("--max-output: " + bound.error());
     }
+    options.max_output = *bound;
   }
-  choose_executor(vm, plan);
-  auto& options = plan.request.record.options;
-  options.max_output = plan.request.max_output;
-  options.partition = plan.request.slurm.partition;
-  options.slurm_time = plan.request.slurm.time_limit;
-  options.slurm_args = plan.request.slurm.args;
-  return plan;
-}
-
-StartPlan plan_for_rerun(const TaskRecord& original, std::vector<std::string> env)
-{
-  StartPlan plan;
-  auto& request = plan.request;
-  auto& record = request.record;
-  record.name = original.name;
-  record.command = original.command;
-  record.shell = original.shell;
-  record.cwd = original.cwd;
-  record.executor = original.executor;
-  record.queue = original.queue;
-  record.on_exit = original.on_exit;
-  record.options = original.options;
-  record.rerun_of = original.id;
-  record.timeout_s = original.timeout_s;
-  record.grace_s = original.grace_s;
-  record.env_names = env_names(env);
-  request.env_additions = std::move(env);
-  request.argv = original.command;
-  if (original.timeout_s) {
-    request.timeout = from_seconds(*original.timeout_s);
+  options.executor = optional_value<std::string>(vm, "executor");
+  options.queue = optional_value<std::string>(vm, "queue");
+  if (auto slots = optional_value<std::string>(vm, "slots")) {
+    options.slots = value_or_usage(parse_count(*slots, "--slots"));
   }
-  request.grace = from_seconds(original.grace_s);
-  request.max_output = original.options.max_output;
-  request.slurm = SlurmRequest{
-    original.options.partition, original.options.slurm_time, original.options.slurm_args, {}};
-  plan.after = original.after;
-  plan.max_running = running_limit(std::nullopt);
-  if (original.slurm && original.slurm->array_index) {
-    plan.array = SlurmArraySpec{{*original.slurm->array_index}, std::nullopt};
+  using Words = std::vector<std::string>;
+  options.after = optional_value<Words>(vm, "after").value_or(Words{});
+  options.dedupe = vm.count("dedupe") != 0;
+  if (auto limit = optional_value<std::string>(vm, "max-running")) {
+    options.max_running = value_or_usage(parse_count(*limit, "--max-running"));
   }
-  return plan;
+  options.retry = retry_of(vm);
+  options.limits = limits_of(vm);
+  options.on_exit = optional_value<std::string>(vm, "on-exit");
+  auto& slurm = options.slurm;
+  slurm.partition = optional_value<std::string>(vm, "partition");
+  slurm.time_limit = optional_value<std::string>(vm, "slurm-time");
+  slurm.args = optional_value<Words>(vm, "slurm-arg").value_or(Words{});
+  if (auto array = optional_value<std::string>(vm, "array")) {
+    slurm.array = value_or_usage(parse_slurm_array(*array));
+  }
+  return options;
 }
 
 } // namespace bgtask

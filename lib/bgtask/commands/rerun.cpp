@@ -1,7 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/commands/commands.hpp>
-#include <bgtask/exec/start_task.hpp>
+#include <bgtask/exec/start_plan.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -44,7 +44,7 @@ int run_rerun(const GlobalOptions& global, const CommandArgs& args)
   const TaskDir dir = open_task_dir(global);
   const TaskRecord original = load_current_record(dir, resolve_task_id(dir, args.operands.front()));
   const auto missing = missing_env_names(original, env);
-  StartResult result = start_task(dir, plan_for_rerun(original, std::move(env)));
+  StartResult result = start_task(dir, plan_start(rerun_options(original, std::move(env))));
   require_durable_record(dir, result);
   std::cout << result.id << std::endl;
   if (!missing.empty()) {

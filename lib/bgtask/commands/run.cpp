@@ -4,7 +4,7 @@
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/exit_status.hpp>
-#include <bgtask/exec/start_task.hpp>
+#include <bgtask/exec/start_plan.hpp>
 #include <bgtask/exec/task_cancel.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
@@ -284,7 +284,7 @@ int run_run(const GlobalOptions& global, const CommandArgs& args)
   const auto& vm = args.options;
   const auto detach_after = detach_after_of(vm);
   const Escape escape = vm.count("escape") != 0 ? Escape::yes : Escape::no;
-  StartPlan plan = build_start_plan(vm, args.command);
+  StartPlan plan = plan_start(parse_start_options(vm, args.command));
   const TaskDir dir = open_task_dir(global);
   const auto began = Clock::now();
   // Caught before the task exists, so a Ctrl-C during the start is not lost.

@@ -1,7 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/commands/commands.hpp>
-#include <bgtask/exec/start_task.hpp>
+#include <bgtask/exec/start_plan.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -23,7 +23,7 @@ po::options_description start_options()
 int run_start(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
-  StartPlan plan = build_start_plan(vm, args.command);
+  StartPlan plan = plan_start(parse_start_options(vm, args.command));
   const TaskDir dir = open_task_dir(global);
   const StartResult result = start_task(dir, std::move(plan));
   require_durable_record(dir, result);

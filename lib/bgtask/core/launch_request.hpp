@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bgtask/core/slurm_array_spec.hpp>
 #include <bgtask/core/task_record.hpp>
 #include <bgtask/util/duration.hpp>
 
@@ -17,14 +18,6 @@ struct SlurmRequest
   std::optional<std::string> time_limit; // --slurm-time, verbatim (else derived from --timeout)
   std::vector<std::string> args;         // --slurm-arg, verbatim
   std::vector<std::string> after_jobs;   // job ids of the unfinished --after tasks (afterok)
-};
-
-// The indices of a Slurm job array, as sbatch reads `--array=SPEC`
-// (slurm_array.hpp parses and writes it).
-struct SlurmArraySpec
-{
-  std::vector<std::uint32_t> indices; // ascending, each once
-  std::optional<std::uint32_t> limit; // `%N`: at most N elements run at once
 };
 
 // Everything needed to run one task, beyond what its record says.

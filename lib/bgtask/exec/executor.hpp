@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/core/launch_request.hpp>
+#include <bgtask/core/start_options.hpp>
 #include <bgtask/store/task_lock.hpp>
 
 #include <optional>
@@ -48,6 +49,11 @@ class Executor
 {
 public:
   virtual ~Executor() = default;
+
+  // Refuses, before anything is created, `start` options this executor
+  // cannot carry out: throws Error(usage) naming them (or
+  // Error(limits_unavailable) where the host cannot enforce them).
+  virtual void check(const StartOptions& options) const = 0;
 
   // Starts the task described by `request` while `lock` (created and owned
   // by the caller) names it; returns once its first record (running, or

@@ -1,7 +1,6 @@
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/start_task.hpp>
-#include <bgtask/proc/cgroup.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/queue_settings.hpp>
@@ -95,16 +94,6 @@ StartResult start_task(const TaskDir& dir, StartPlan plan)
 {
   auto& request = plan.request;
   refuse_nul_bytes(request);
-  if (const auto& limits = request.record.options.limits;
-      limits.any() && request.record.executor == k_local_executor) {
-    const auto why =
-      cgroup_unavailable_reason(CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max});
-    if (!why.empty()) {
-      throw Error(ExitCode::limits_unavailable,
-                  "cannot enforce --memory-max, --pids-max or --cpu-max here: " + why +
-                    " (rlimits are no substitute: they bound each process, not the tree)");
-    }
-  }
   request.record.after = resolve_task_ids(dir, plan.after);
   check_dependencies(dir, request.record);
   const auto fingerprint = task_fingerprint(dir, request);

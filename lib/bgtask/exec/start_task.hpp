@@ -13,8 +13,8 @@ class TaskDir;
 
 // The start use case, shared by `start`, `run`, `rerun` and the MCP tool:
 // admission (--dedupe, --max-running) under `start.lock`, the new task's ID
-// and lock, and the launch through its executor. The options that ask for
-// it are parsed in cli/start_options.
+// and lock, and the launch through its executor. The plan comes from
+// StartOptions (start_plan.hpp).
 
 // What the options ask for, checked.
 struct StartPlan

@@ -2,6 +2,7 @@
 #include <bgtask/util/split.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <string_view>
 #include <unistd.h>
@@ -20,6 +21,16 @@ std::string_view name_of(std::string_view entry)
 }
 
 } // namespace
+
+bool is_env_name(std::string_view name)
+{
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front())) != 0) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+}
 
 std::vector<std::string> merged_environment(const std::vector<std::string>& additions)
 {

@@ -1,6 +1,5 @@
 #include <bgtask/cli/mcp/tool_args.hpp>
 #include <bgtask/cli/mcp/tools.hpp>
-#include <bgtask/util/duration.hpp>
 #include <bgtask/util/json_fields.hpp>
 
 namespace bgtask::mcp {
@@ -56,11 +55,6 @@ std::optional<bool> opt_bool(const json::object& args, const char* name)
 std::optional<std::vector<std::string>> opt_strings(const json::object& args, const char* name)
 {
   return argument(json_optional(args, name, json_as_strings));
-}
-
-std::string seconds_text(double seconds)
-{
-  return std::to_string(from_seconds(seconds).count()) + "ms";
 }
 
 } // namespace bgtask::mcp

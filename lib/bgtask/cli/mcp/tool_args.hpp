@@ -18,7 +18,4 @@ std::optional<bool> opt_bool(const boost::json::object& args, const char* name);
 std::optional<std::vector<std::string>> opt_strings(const boost::json::object& args,
                                                     const char* name);
 
-// A duration in seconds as bgtask's DUR text (milliseconds), e.g. "1500ms".
-std::string seconds_text(double seconds);
-
 } // namespace bgtask::mcp

@@ -3,11 +3,10 @@
 #include <bgtask/cli/mcp/tool_args.hpp>
 #include <bgtask/cli/mcp/tools.hpp>
 #include <bgtask/cli/mcp/tools_impl.hpp>
-#include <bgtask/cli/start_options.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/core/task_state.hpp>
 #include <bgtask/exec/executors.hpp>
-#include <bgtask/exec/start_task.hpp>
+#include <bgtask/exec/start_plan.hpp>
 #include <bgtask/exec/task_cancel.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -25,35 +24,33 @@ namespace {
 // The most output `status` returns with `tail`.
 constexpr std::size_t k_status_tail_bytes = 4096;
 
-// The `start` options the arguments ask for, as the command line would give them.
-std::vector<std::string> start_arguments(const json::object& args)
+// The `start` options the arguments ask for.
+StartOptions start_options_of(const json::object& args)
 {
-  std::vector<std::string> own;
-  const auto add = [&](const char* option, const std::optional<std::string>& value) {
-    if (value) {
-      own.insert(own.end(), {option, *value});
+  StartOptions options;
+  options.command = opt_strings(args, "argv").value_or(std::vector<std::string>{});
+  options.shell = opt_string(args, "shell");
+  options.name = opt_string(args, "name");
+  options.cwd = opt_string(args, "cwd");
+  if (const auto text = opt_string(args, "max_output")) {
+    auto bound = parse_output_bound(*text);
+    if (!bound) {
+      throw ToolArgumentError{"argument 'max_output': " + bound.error()};
     }
-  };
-  add("--name", opt_string(args, "name"));
-  add("--cwd", opt_string(args, "cwd"));
-  add("--max-output", opt_string(args, "max_output"));
-  add("--queue", opt_string(args, "queue"));
-  add("-c", opt_string(args, "shell"));
+    options.max_output = *bound;
+  }
+  options.queue = opt_string(args, "queue");
   if (const auto timeout = opt_number(args, "timeout_s")) {
-    add("--timeout", seconds_text(*timeout));
+    options.timeout = from_seconds(*timeout);
   }
-  for (const auto& id : opt_strings(args, "after").value_or(std::vector<std::string>{})) {
-    add("--after", id);
-  }
+  options.after = opt_strings(args, "after").value_or(std::vector<std::string>{});
   if (const auto* env = args.if_contains("env"); env && env->is_object()) {
     for (const auto& [name, value] : env->as_object()) {
-      add("--env", std::string(name) + "=" + std::string(value.as_string()));
+      options.env.push_back(std::string(name) + "=" + std::string(value.as_string()));
     }
   }
-  if (opt_bool(args, "dedupe").value_or(false)) {
-    own.emplace_back("--dedupe");
-  }
-  return own;
+  options.dedupe = opt_bool(args, "dedupe").value_or(false);
+  return options;
 }
 
 // `message` of the start options with each option named as the argument
@@ -67,8 +64,7 @@ std::string with_argument_names(std::string message)
     {"--queue", "queue"},
     {"--name", "name"},
     {"--cwd", "cwd"},
-    {"--env", "env"},
-    {"--dedupe", "dedupe"}};
+    {"--env", "env"}};
   for (const auto& [option, argument] : k_names) {
     for (auto at = message.find(option); at != std::string::npos; at = message.find(option)) {
       auto end = at + option.size();
@@ -88,20 +84,13 @@ std::string with_argument_names(std::string message)
 
 json::object tool_start(const TaskDir& dir, const json::object& args)
 {
-  auto command = opt_strings(args, "argv").value_or(std::vector<std::string>{});
-  if (command.empty() == !args.contains("shell")) {
+  const StartOptions options = start_options_of(args);
+  if (options.command.empty() == !options.shell) {
     throw ToolArgumentError{"give exactly one of 'argv' (a non-empty array) and 'shell'"};
   }
-  po::options_description options("Options");
-  add_start_options(options);
   StartPlan plan;
   try {
-    po::variables_map vm;
-    po::store(po::command_line_parser(start_arguments(args)).options(options).run(), vm);
-    po::notify(vm);
-    plan = build_start_plan(vm, std::move(command));
-  } catch (const po::error& e) {
-    throw ToolArgumentError{with_argument_names(e.what())};
+    plan = plan_start(options);
   } catch (const Error& e) {
     if (e.code() != ExitCode::usage) {
       throw;

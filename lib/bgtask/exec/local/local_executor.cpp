@@ -5,6 +5,7 @@
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/task_liveness.hpp>
 #include <bgtask/proc/caller_umask.hpp>
+#include <bgtask/proc/cgroup.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
@@ -75,6 +76,28 @@ std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
 }
 
 } // namespace
+
+void LocalExecutor::check(const StartOptions& options) const
+{
+  const auto& slurm = options.slurm;
+  if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
+    throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
+  }
+  if (slurm.array) {
+    throw_usage("--array needs --executor slurm (it submits one Slurm job array); to run a "
+                "command locally once per index, start a task for each");
+  }
+  const auto& limits = options.limits;
+  if (limits.any()) {
+    const auto why =
+      cgroup_unavailable_reason(CgroupLimits{limits.memory_max, limits.pids_max, limits.cpu_max});
+    if (!why.empty()) {
+      throw Error(ExitCode::limits_unavailable,
+                  "cannot enforce --memory-max, --pids-max or --cpu-max here: " + why +
+                    " (rlimits are no substitute: they bound each process, not the tree)");
+    }
+  }
+}
 
 LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
 {

@@ -15,6 +15,10 @@ public:
   {
   }
 
+  // Refuses the Slurm options, and resource limits where no cgroup can
+  // enforce them.
+  void check(const StartOptions& options) const override;
+
   LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) override;
 
   // Each record through reconcile_local_record (local_reconcile.hpp).

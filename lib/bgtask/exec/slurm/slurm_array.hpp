@@ -1,31 +1,12 @@
 #pragma once
 
-#include <bgtask/core/launch_request.hpp>
-#include <bgtask/util/result.hpp>
+#include <bgtask/core/slurm_array_spec.hpp>
 
-#include <cstddef>
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace bgtask {
-
-// `start --executor slurm --array SPEC`: one Slurm job array, one task per
-// element.
-
-// The most elements one --array may have (Slurm's own MaxArraySize, 1001 by
-// default, is usually lower and is enforced by sbatch).
-inline constexpr std::size_t k_max_array_elements = 10000;
-
-// The largest index sbatch takes (its MAX_ARRAY_SIZE is 4000001).
-inline constexpr std::uint32_t k_max_array_index = 4000000;
-
-// Parses sbatch's array syntax: comma-separated items, each `N`, `N-M` or
-// `N-M:STEP`, then optionally `%LIMIT` (`1-1000%50`, `0-15:4`, `1,3,7`).
-// A failure names the option and what was expected.
-Result<SlurmArraySpec> parse_slurm_array(std::string_view text);
 
 // The spec as sbatch is given it: the indices as ranges of consecutive
 // ones, then `%LIMIT` (`1-5,7,9-11%2`), so that exactly the recorded

@@ -139,6 +139,21 @@ LaunchResult record_submission(const TaskDir& dir, std::vector<SlurmExecutor::Ne
 
 } // namespace
 
+void SlurmExecutor::check(const StartOptions& options) const
+{
+  const auto& limits = options.limits;
+  check_slurm_args(options.slurm.args, SlurmArgContext{!options.after.empty(), !options.env.empty(),
+                                                       limits.memory_max.has_value()});
+  if (!options.shell && !options.command.empty() && options.command.front().starts_with('-')) {
+    throw_usage("a command name starting with '-' cannot be run by the slurm executor");
+  }
+  if ((options.max_output && *options.max_output) || options.queue || options.on_exit ||
+      options.retry || limits.pids_max || limits.cpu_max) {
+    throw_usage("--max-output, --queue, --on-exit, --retry, --pids-max and --cpu-max need the "
+                "local executor (--memory-max becomes sbatch --mem)");
+  }
+}
+
 std::optional<std::string> SlurmExecutor::prepare(const TaskDir& dir, LaunchRequest& request,
                                                   std::string& cluster)
 {
@@ -152,6 +167,8 @@ std::optional<std::string> SlurmExecutor::prepare(const TaskDir& dir, LaunchRequ
   record.executor = k_slurm_executor;
   record.owner.reset();
   record.child.reset();
+  request.max_output.reset(); // $BGTASK_MAX_OUTPUT: a Slurm job's output is not capped
+  record.options.max_output.reset();
   if (!record.after.empty()) {
     auto dependencies = load_slurm_dependencies(dir, record.after);
     reconcile(dir, dependencies);

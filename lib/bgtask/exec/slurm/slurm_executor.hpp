@@ -32,6 +32,12 @@ namespace bgtask {
 class SlurmExecutor final : public Executor
 {
 public:
+  // Refuses --slurm-arg values that would override what bgtask sets
+  // (check_slurm_args), a command name starting with `-`, and what only a
+  // local supervisor does: --max-output, --queue, --on-exit, --retry,
+  // --pids-max and --cpu-max (--memory-max becomes sbatch --mem).
+  void check(const StartOptions& options) const override;
+
   // Checks the controller answers (and learns its cluster name), creates
   // `ID.output`, submits the batch script with sbatch (slurm_submission.hpp)
   // and writes the record as `queued` with the job id. A rejected submission
