@@ -155,40 +155,32 @@ TEST(SlurmStateMapping, KnowsWhenAJobNeverRan)
 
 TEST(SlurmStateMapping, MapsTheCapturedControllerAnswers)
 {
-  const auto jobs = bgtask::parse_scontrol_jobs(read("scontrol_final.txt"));
-  EXPECT_EQ(outcome_of(jobs, "bgtask-ok").state, TaskState::succeeded);
+  const auto jobs = bgtask::parse_squeue_jobs(read("squeue_mixed.txt"));
   EXPECT_EQ(outcome_of(jobs, "bgtask-exit3").state, TaskState::failed);
   EXPECT_EQ(outcome_of(jobs, "bgtask-exit3").exit_code, 3);
   EXPECT_EQ(outcome_of(jobs, "bgtask-kill9").signal, 9);
-  EXPECT_EQ(outcome_of(jobs, "bgtask-timeout").state, TaskState::timed_out);
-  EXPECT_EQ(outcome_of(jobs, "bgtask-timeout").signal, 15);
-  EXPECT_EQ(outcome_of(jobs, "bgtask-busy").state, TaskState::cancelled);
-  EXPECT_EQ(outcome_of(jobs, "bgtask-pending").state, TaskState::cancelled);
-  EXPECT_FALSE(outcome_of(jobs, "bgtask-pending").started_at);
-
-  const auto earlier = bgtask::parse_scontrol_jobs(read("scontrol_mixed.txt"));
-  EXPECT_EQ(outcome_of(earlier, "bgtask-busy").state, TaskState::running);
-  EXPECT_EQ(outcome_of(earlier, "bgtask-pending").state, TaskState::queued);
+  EXPECT_EQ(outcome_of(jobs, "t1").state, TaskState::cancelled);
+  EXPECT_EQ(outcome_of(jobs, "t1").signal, 15);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-held").state, TaskState::queued);
+  EXPECT_EQ(outcome_of(jobs, "bgtask-run").state, TaskState::running);
 }
 
-TEST(SlurmStateMapping, AgreesBetweenControllerJobcompAndSacct)
+TEST(SlurmStateMapping, AgreesBetweenJobcompAndSacct)
 {
-  const auto controller = bgtask::parse_scontrol_jobs(read("scontrol_final.txt"));
   const auto jobcomp = jobcomp_jobs();
   const auto sacct = bgtask::parse_sacct_jobs(read("sacct_c.txt"));
   for (const auto* name : {"bgtask-ok", "bgtask-exit3", "bgtask-kill9", "bgtask-timeout",
                            "bgtask-busy", "bgtask-pending"}) {
-    EXPECT_EQ(outcome_of(controller, name).state, outcome_of(jobcomp, name).state) << name;
-    EXPECT_EQ(outcome_of(controller, name).state, outcome_of(sacct, name).state) << name;
+    EXPECT_EQ(outcome_of(jobcomp, name).state, outcome_of(sacct, name).state) << name;
   }
   // The log is right about exit codes of failures, and writes 0:0 for
-  // cancellations and time limits: a job Slurm stopped gets the signal the
-  // controller reports, whoever answers; one that never ran gets none.
+  // cancellations and time limits: a job Slurm stopped gets the signal
+  // accounting reports, whoever answers; one that never ran gets none.
   EXPECT_EQ(outcome_of(jobcomp, "bgtask-exit3").exit_code, 3);
   EXPECT_EQ(outcome_of(jobcomp, "bgtask-kill9").signal, 9);
+  EXPECT_EQ(outcome_of(jobcomp, "bgtask-timeout").state, TaskState::timed_out);
   for (const auto* name : {"bgtask-timeout", "bgtask-busy", "bgtask-pending"}) {
-    EXPECT_EQ(outcome_of(controller, name).signal, outcome_of(jobcomp, name).signal) << name;
-    EXPECT_EQ(outcome_of(controller, name).signal, outcome_of(sacct, name).signal) << name;
+    EXPECT_EQ(outcome_of(jobcomp, name).signal, outcome_of(sacct, name).signal) << name;
     EXPECT_FALSE(outcome_of(sacct, name).exit_code) << name;
   }
   EXPECT_EQ(outcome_of(sacct, "bgtask-busy").signal, 15);

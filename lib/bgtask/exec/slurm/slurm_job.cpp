@@ -79,24 +79,6 @@ bool is_job_id(std::string_view text)
   });
 }
 
-// What `scontrol -o show job` and the jobcomp log name alike in their
-// `Key=value` pairs; `name_key` is the key of the job's name.
-SlurmJobInfo job_from_pairs(const std::vector<std::pair<std::string, std::string>>& pairs,
-                            std::string_view name_key)
-{
-  SlurmJobInfo job;
-  job.job_id = value_of(pairs, "JobId");
-  job.name = value_of(pairs, name_key);
-  job.state = first_word(value_of(pairs, "JobState"));
-  job.exit_code = value_of(pairs, "ExitCode");
-  job.start_time = value_of(pairs, "StartTime");
-  job.end_time = value_of(pairs, "EndTime");
-  job.node_list = value_of(pairs, "NodeList");
-  job.time_limit = value_of(pairs, "TimeLimit");
-  job.submit_time = value_of(pairs, "SubmitTime");
-  return job;
-}
-
 } // namespace
 
 std::vector<std::pair<std::string, std::string>> split_key_values(std::string_view line)
@@ -124,26 +106,6 @@ std::vector<std::pair<std::string, std::string>> split_key_values(std::string_vi
     }
   }
   return kept;
-}
-
-std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text)
-{
-  std::vector<SlurmJobInfo> jobs;
-  for (const auto line : split(text, '\n', EmptyParts::keep)) {
-    if (!trim(line).starts_with("JobId=")) {
-      continue;
-    }
-    const auto pairs = split_key_values(line);
-    SlurmJobInfo job = job_from_pairs(pairs, "JobName");
-    job.reason = value_of(pairs, "Reason");
-    if (job.node_list.empty() || job.node_list == "(null)") {
-      job.node_list = value_of(pairs, "BatchHost");
-    }
-    if (is_job_id(job.job_id) && !job.state.empty()) {
-      jobs.push_back(std::move(job));
-    }
-  }
-  return jobs;
 }
 
 std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text)
@@ -225,7 +187,16 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
     return std::nullopt;
   }
   const auto pairs = split_key_values(line);
-  SlurmJobInfo job = job_from_pairs(pairs, "Name");
+  SlurmJobInfo job;
+  job.job_id = value_of(pairs, "JobId");
+  job.name = value_of(pairs, "Name");
+  job.state = first_word(value_of(pairs, "JobState"));
+  job.exit_code = value_of(pairs, "ExitCode");
+  job.start_time = value_of(pairs, "StartTime");
+  job.end_time = value_of(pairs, "EndTime");
+  job.node_list = value_of(pairs, "NodeList");
+  job.time_limit = value_of(pairs, "TimeLimit");
+  job.submit_time = value_of(pairs, "SubmitTime");
   // An array element: `ARRAYJOB_INDEX`, as the other sources name it (an
   // ArrayTaskId of 4294967294 means none).
   const auto array_job = value_of(pairs, "ArrayJobId");

@@ -26,12 +26,6 @@ struct SlurmJobInfo
   bool from_range = false;
 };
 
-// Parses `scontrol show job -o` output: one `Key=Value ...` line per job.
-// Values are unquoted and may contain spaces (a word without `=` continues
-// the previous value). Lines that are not job lines (`No jobs in the
-// system`) are skipped.
-std::vector<SlurmJobInfo> parse_scontrol_jobs(std::string_view text);
-
 // The columns bgtask asks `squeue -O` for, each ended by `|` (`:|`: no
 // width limit, `|` after the value); the name, which may hold `|`, last.
 // JobArrayID is the job id, or `ARRAYJOB_INDEX` for an element of an array
@@ -42,7 +36,7 @@ inline constexpr std::string_view k_squeue_fields =
 
 // Parses `squeue -h -t all -O <k_squeue_fields>` output. squeue's exit_code
 // is the raw wait status (768 for exit 3, 9 for SIGKILL); it is turned into
-// `code:signal` as scontrol and sacct print it.
+// `code:signal` as sacct prints it.
 std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text);
 
 // The columns bgtask asks `sacct` for, in this order (`-o` argument).
@@ -64,8 +58,8 @@ std::vector<SlurmJobInfo> parse_sacct_jobs(std::string_view text);
 // JobState=FAILED ... ExitCode=3:0`); nullopt for anything else.
 std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line);
 
-// Splits a `Key=Value Key=Value` line (as scontrol -o and jobcomp write
-// them) into pairs, in order, keeping the first of repeated keys.
+// Splits a `Key=Value Key=Value` line (as the jobcomp log writes them)
+// into pairs, in order, keeping the first of repeated keys.
 std::vector<std::pair<std::string, std::string>> split_key_values(std::string_view line);
 
 // Parses `scontrol show config` output (`Key = Value` lines) into pairs.
