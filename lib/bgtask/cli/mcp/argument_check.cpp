@@ -1,5 +1,6 @@
 #include <bgtask/cli/mcp/argument_check.hpp>
 #include <bgtask/cli/mcp/tools.hpp>
+#include <bgtask/util/spelling.hpp>
 
 #include <boost/json/serialize.hpp>
 
@@ -13,24 +14,6 @@ namespace bgtask::mcp {
 namespace json = boost::json;
 
 namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b)
-{
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
-  }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 [[noreturn]] void refuse(std::string_view name, const std::string& what)
 {
@@ -111,8 +94,8 @@ void check_value(std::string_view name, const json::value& value, const json::ob
   }
 }
 
-} // namespace
-
+// The name in `names` nearest to `name` (edit distance, at most a third of
+// its length plus one), or empty if none is near.
 std::string_view nearest_name(std::string_view name, const json::object& names)
 {
   std::string_view best;
@@ -130,6 +113,8 @@ std::string_view nearest_name(std::string_view name, const json::object& names)
   }
   return best;
 }
+
+} // namespace
 
 void check_arguments(const json::object& schema, const json::object& args)
 {

@@ -2,8 +2,6 @@
 
 #include <boost/json/object.hpp>
 
-#include <string_view>
-
 namespace bgtask::mcp {
 
 // Checks a tool's arguments against its input schema (the subset the tools
@@ -14,9 +12,5 @@ namespace bgtask::mcp {
 // did you mean 'timeout_s'?"), a missing one, one of another type or out
 // of range.
 void check_arguments(const boost::json::object& schema, const boost::json::object& args);
-
-// The name in `names` nearest to `name` (edit distance, at most a third of
-// its length plus one), or empty if none is near.
-std::string_view nearest_name(std::string_view name, const boost::json::object& names);
 
 } // namespace bgtask::mcp
