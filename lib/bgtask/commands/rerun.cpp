@@ -44,7 +44,7 @@ int run_rerun(const GlobalOptions& global, const CommandArgs& args)
   const TaskDir dir = open_task_dir(global);
   const TaskRecord original = load_current_record(dir, resolve_task_id(dir, args.operands.front()));
   const auto missing = missing_env_names(original, env);
-  StartResult result = start_task(dir, plan_start(rerun_options(original, std::move(env))));
+  StartResult result = start_task(dir, plan_start(options_to_rerun(original, std::move(env))));
   require_durable_record(dir, result);
   std::cout << result.id << std::endl;
   if (!missing.empty()) {

@@ -201,7 +201,7 @@ StartPlan plan_start(const StartOptions& options)
   return plan;
 }
 
-StartOptions rerun_options(const TaskRecord& original, std::vector<std::string> env)
+StartOptions options_to_rerun(const TaskRecord& original, std::vector<std::string> env)
 {
   StartOptions options;
   if (original.shell && original.command.size() == 3) {

@@ -35,6 +35,6 @@ StartPlan plan_start(const StartOptions& options);
 // (K=V entries) as its --env. An element of a job array is started again
 // as a job array of that one index, so that it sees the same
 // SLURM_ARRAY_TASK_ID.
-StartOptions rerun_options(const TaskRecord& original, std::vector<std::string> env);
+StartOptions options_to_rerun(const TaskRecord& original, std::vector<std::string> env);
 
 } // namespace bgtask
