@@ -71,4 +71,13 @@ mcp_session "${init/VERSION/2025-11-25}" \
 sleep 0.3
 [ "$(field "$id" .state)" = running ] || fail "the task did not outlive the server: $(field "$id" .state)"
 timeout 60 "$BGTASK" --dir "$D" cancel "$id" >/dev/null
+
+# Arguments reach the task as given, never through a command line: a name
+# or a shell string that starts with a dash is no option.
+mcp_session "${init/VERSION/2025-11-25}" \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start","arguments":{"shell":"-x","name":"--nightly"}}}'
+[ "$(reply 2 | jq .result.isError)" = false ] || fail "start with dashes: $(reply 2)"
+id=$(reply 2 | jq -r .result.structuredContent.id)
+[ "$(field "$id" .name)" = --nightly ] || fail "name: $(field "$id" .name)"
+[ "$(field "$id" '.command[2]')" = -x ] || fail "shell string: $(field "$id" .command)"
 echo ok
