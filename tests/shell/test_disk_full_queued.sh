@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# A queued task that ends without running while its disk is full: cancelled
-# while it waits for a slot, or failed because its --after dependency did
-# not succeed. Its final record goes through the same write as every other
-# final record (the room reserved in its lock file is given back for it), so
-# it ends `cancelled` or `failed`, never `lost`. The directory lives on a
-# tiny tmpfs in a private mount namespace.
+# A queued task (a record, no process) that cannot be ended while its disk
+# is full stays queued, never `lost`, and nothing is lost: `cancel` says it
+# failed, and a --after task whose dependency did not succeed is failed by
+# the first hand-off once there is room. The directory lives on a tiny
+# tmpfs in a private mount namespace.
 source "$(dirname "$0")/lib.sh"
 require_unshare --mount --propagation private
 command -v jq >/dev/null || skip "jq is missing"
@@ -23,21 +22,19 @@ state() { jq -r '[.state, .error // "none"] | @tsv' "$T/$1.status.json"; }
 # fill_up: takes every free block of the tmpfs.
 fill_up() { dd if=/dev/zero of="$T/ballast.$1" bs=4k 2>/dev/null || true; }
 
-# 1. Cancelled while it waits for the queue's one slot. (`cancel` itself
-# needs room to record its request: the TERM it then sends to the
-# supervisor is sent here directly, as after a request recorded just before
-# the disk filled up.)
+# 1. Cancelled while it waits for the queue's one slot.
 blocker=$(bgt start --queue q --slots 1 -- sleep 300)
 queued=$(bgt start --queue q -- true)
 [ "$(jq -r .state "$T/$queued.status.json")" = queued ] || fail "the second task is not queued"
 fill_up 1
-kill -TERM "$(jq -r .owner.pid "$T/$queued.status.json")"
 rc=0
-bgt wait --timeout 30s "$queued" >/dev/null || rc=$?
-got=$(state "$queued")
-[ "$got" = $'cancelled\tcancelled on request while queued' ] ||
-  fail "cancelled on a full disk: the record says '$got' (wait exited $rc), want cancelled"
+bgt cancel "$queued" >"$WORK/cancel.out" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "cancel on a full disk said it succeeded: $(cat "$WORK/cancel.out")"
+[ "$(state "$queued")" = $'queued\tnone' ] || fail "a failed cancel left '$(state "$queued")'"
 rm -f "$T"/ballast.*
+bgt cancel "$queued" >/dev/null || fail "cancel failed once there was room"
+got=$(state "$queued")
+[ "$got" = $'cancelled\tcancelled on request while queued' ] || fail "the record says '$got'"
 bgt cancel "$blocker" >/dev/null
 
 # 2. Its dependency dies (supervisor and command KILLed: it turns `lost`)
@@ -47,11 +44,12 @@ after=$(bgt start --after "$dep" -- true)
 [ "$(jq -r .state "$T/$after.status.json")" = queued ] || fail "the dependent task is not queued"
 fill_up 2
 kill -KILL "$(jq -r .owner.pid "$T/$dep.status.json")" "$(jq -r .child.pid "$T/$dep.status.json")"
+bgt list >/dev/null 2>&1 || true
+[ "$(state "$after")" = $'queued\tnone' ] || fail "on a full disk the dependent task is '$(state "$after")'"
+rm -f "$T"/ballast.*
 rc=0
 bgt wait --timeout 30s "$after" >/dev/null || rc=$?
 got=$(state "$after")
 [ "${got%%$'\t'*}" = failed ] && grep -q "dependency $dep did not succeed" <<<"$got" ||
-  fail "dependency failed on a full disk: the record says '$got' (wait exited $rc), want failed"
-rm -f "$T"/ballast.*
-bgt list >/dev/null
+  fail "dependency failed: the record says '$got' (wait exited $rc), want failed"
 echo ok

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A supervisor whose task directory, or whose own record, is deleted under
-# it exits instead of waiting for as long as the machine runs: a queued one
-# at once; a running one stops its command (TERM, KILL after the grace) and
-# then exits, since nobody could see, wait for or cancel the task any more.
+# it stops its command (TERM, KILL after the grace) and then exits, since
+# nobody could see, wait for or cancel the task any more. A queued task,
+# which has no process, never runs once its record is deleted.
 source "$(dirname "$0")/lib.sh"
 
 gone_within() { # PID SECONDS
@@ -15,25 +15,18 @@ gone_within() { # PID SECONDS
   return 1
 }
 
-for what in dir record; do
-  dir="$WORK/$what"
-  mkdir -m 700 "$dir"
-  blocker=$("$BGTASK" --dir "$dir" start -- sleep 300)
-  id=$("$BGTASK" --dir "$dir" start --after "$blocker" -- true)
-  [ "$(jq -r .state "$dir/$id.status.json")" = queued ] || fail "$what: not queued"
-  sup=$(jq -r .owner.pid "$dir/$id.status.json")
-  blocker_sup=$(jq -r .owner.pid "$dir/$blocker.status.json")
-  if [ "$what" = dir ]; then
-    # (The waiter may see its dependency's record go first and record its
-    # own end meanwhile: remove again what that wrote.)
-    rm -rf "$dir" 2>/dev/null || rm -rf "$dir"
-  else
-    rm -f "$dir/$id.status.json"
-  fi
-  # Generous: it notices at once (inotify), the failure was "never".
-  gone_within "$sup" 10 || fail "$what removed: the queued supervisor $sup still waits"
-  kill -TERM "$blocker_sup" 2>/dev/null || true
-done
+# A queued task has no process: one whose record is deleted never runs,
+# and the hand-off that finds its file in .parked removes it.
+dir="$WORK/queued"
+mkdir -m 700 "$dir"
+blocker=$("$BGTASK" --dir "$dir" start -- sleep 0.3)
+id=$("$BGTASK" --dir "$dir" start --after "$blocker" -- touch "$WORK/ran")
+[ "$(jq -r .state "$dir/$id.status.json")" = queued ] || fail "queued: not queued"
+rm -f "$dir/$id.status.json"
+"$BGTASK" --dir "$dir" wait "$blocker" >/dev/null || fail "the blocker failed"
+"$BGTASK" --dir "$dir" list >/dev/null
+[ ! -e "$WORK/ran" ] || fail "a queued task whose record was deleted ran"
+[ -z "$(ls -A "$dir/.parked")" ] || fail ".parked still holds $(ls -A "$dir/.parked")"
 
 for what in dir record; do
   dir="$WORK/running-$what"

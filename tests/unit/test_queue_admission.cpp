@@ -2,79 +2,73 @@
 
 #include <gtest/gtest.h>
 
-#include <optional>
-#include <vector>
-
-using bgtask::may_take_slot;
+using bgtask::DependencyState;
 using bgtask::TaskRecord;
 using bgtask::TaskState;
 using bgtask::WaitingFor;
-using bgtask::waits_ahead;
 
 namespace {
 
-TaskRecord task(const char* id, TaskState state, std::optional<WaitingFor> waiting = {})
+TaskRecord parked(WaitingFor waiting)
 {
   TaskRecord record;
-  record.id = id;
-  record.state = state;
+  record.id = "20260101-0001";
+  record.state = TaskState::queued;
   record.waiting_for = waiting;
+  record.queue = "q";
   return record;
-}
-
-std::vector<const TaskRecord*> pointers(const std::vector<TaskRecord>& records)
-{
-  std::vector<const TaskRecord*> out;
-  for (const auto& r : records) {
-    out.push_back(&r);
-  }
-  return out;
 }
 
 } // namespace
 
-TEST(QueueAdmission, AnEmptyQueueAdmits)
+TEST(QueueAdmission, AQueuedRecordWithoutOwnerIsParked)
 {
-  EXPECT_TRUE(may_take_slot("20260101-0005", {}, 1));
-  EXPECT_FALSE(may_take_slot("20260101-0005", {}, 0));
+  EXPECT_TRUE(bgtask::is_parked(parked(WaitingFor::slot)));
+  EXPECT_TRUE(bgtask::is_parked(parked(WaitingFor::after)));
 }
 
-TEST(QueueAdmission, RunningTasksFillTheSlots)
+TEST(QueueAdmission, AQueuedRecordWithAnOwnerIsNotParked)
 {
-  const std::vector<TaskRecord> others{task("20260101-0001", TaskState::running),
-                                       task("20260101-0009", TaskState::running)};
-  EXPECT_FALSE(may_take_slot("20260101-0005", pointers(others), 1));
-  EXPECT_FALSE(may_take_slot("20260101-0005", pointers(others), 2));
-  EXPECT_TRUE(may_take_slot("20260101-0005", pointers(others), 3));
+  // The shape of a task whose supervisor waited: reconciled as a process.
+  auto record = parked(WaitingFor::slot);
+  record.owner = bgtask::OwnerIdentity{};
+  EXPECT_FALSE(bgtask::is_parked(record));
 }
 
-TEST(QueueAdmission, AnOlderTaskWaitingForASlotGoesFirst)
+TEST(QueueAdmission, NeitherARunningNorASlurmRecordIsParked)
 {
-  const std::vector<TaskRecord> older{task("20260101-0001", TaskState::queued, WaitingFor::slot)};
-  EXPECT_TRUE(waits_ahead(older[0], "20260101-0005"));
-  EXPECT_FALSE(may_take_slot("20260101-0005", pointers(older), 4));
-  // The older one itself is not held up by the younger.
-  const std::vector<TaskRecord> younger{task("20260101-0005", TaskState::queued, WaitingFor::slot)};
-  EXPECT_FALSE(waits_ahead(younger[0], "20260101-0001"));
-  EXPECT_TRUE(may_take_slot("20260101-0001", pointers(younger), 4));
+  auto running = parked(WaitingFor::slot);
+  running.state = TaskState::running;
+  EXPECT_FALSE(bgtask::is_parked(running));
+  auto slurm = parked(WaitingFor::slot);
+  slurm.executor = bgtask::k_slurm_executor;
+  EXPECT_FALSE(bgtask::is_parked(slurm));
+  auto unset = parked(WaitingFor::slot);
+  unset.waiting_for.reset();
+  EXPECT_FALSE(bgtask::is_parked(unset));
 }
 
-TEST(QueueAdmission, AnOlderTaskStillWaitingForItsDependenciesDoesNotHoldTheQueue)
+TEST(QueueAdmission, DependenciesWaitUntilFinalAndOnlySuccessAdmits)
 {
-  const std::vector<TaskRecord> others{task("20260101-0001", TaskState::queued, WaitingFor::after)};
-  EXPECT_FALSE(waits_ahead(others[0], "20260101-0005"));
-  EXPECT_TRUE(may_take_slot("20260101-0005", pointers(others), 1));
+  TaskRecord dependency;
+  dependency.state = TaskState::running;
+  EXPECT_EQ(bgtask::dependency_state(dependency), DependencyState::waiting);
+  dependency.state = TaskState::queued;
+  EXPECT_EQ(bgtask::dependency_state(dependency), DependencyState::waiting);
+  dependency.state = TaskState::succeeded;
+  EXPECT_EQ(bgtask::dependency_state(dependency), DependencyState::succeeded);
+  for (const auto state : {TaskState::failed, TaskState::cancelled, TaskState::lost}) {
+    dependency.state = state;
+    EXPECT_EQ(bgtask::dependency_state(dependency), DependencyState::failed);
+  }
 }
 
-TEST(QueueAdmission, AnOlderQueuedTaskWithoutWaitingForStillCountsAsAhead)
+TEST(QueueAdmission, ATaskWithDependenciesWaitsForThemFirst)
 {
-  const std::vector<TaskRecord> others{task("20260101-0001", TaskState::queued)};
-  EXPECT_TRUE(waits_ahead(others[0], "20260101-0005"));
-  EXPECT_FALSE(may_take_slot("20260101-0005", pointers(others), 1));
-}
-
-TEST(QueueAdmission, RunningTasksNeverWaitAhead)
-{
-  const TaskRecord running = task("20260101-0001", TaskState::running);
-  EXPECT_FALSE(waits_ahead(running, "20260101-0005"));
+  TaskRecord record;
+  record.queue = "q";
+  EXPECT_EQ(bgtask::first_wait(record), WaitingFor::slot);
+  record.after = {"20260101-0001"};
+  EXPECT_EQ(bgtask::first_wait(record), WaitingFor::after);
+  EXPECT_TRUE(bgtask::must_wait_for_turn(record));
 }

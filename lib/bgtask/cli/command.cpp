@@ -1,4 +1,5 @@
 #include <bgtask/cli/command.hpp>
+#include <bgtask/exec/executors.hpp>
 #include <bgtask/store/task_dir.hpp>
 
 #include <algorithm>
@@ -7,7 +8,9 @@ namespace bgtask {
 
 TaskDir open_task_dir(const GlobalOptions& global)
 {
-  return TaskDir::open(TaskDir::resolve_path(global.dir));
+  TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
+  admit_waiting_tasks(dir); // a hand-off lost with a process that died
+  return dir;
 }
 
 bool is_hidden(const Command& command)

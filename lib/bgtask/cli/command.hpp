@@ -21,7 +21,8 @@ struct GlobalOptions
 };
 
 // The task directory that --dir (else $BGTASK_DIR, else the default) names,
-// opened as a command uses it (TaskDir::resolve_path, TaskDir::open).
+// opened as a command uses it (TaskDir::resolve_path, TaskDir::open), once
+// its parked tasks that may start now were started (admit_waiting_tasks).
 // Throws Error.
 TaskDir open_task_dir(const GlobalOptions& global);
 

@@ -103,6 +103,7 @@ int run_queue(const GlobalOptions& global, const CommandArgs& args)
   const TaskDir dir = open_task_dir(global);
   if (slots) {
     save_queue_settings(dir, *name, *slots);
+    admit_waiting_tasks(dir); // more slots: tasks of its line may start
   }
   const auto queues = collect(dir, name);
 

@@ -1,28 +1,39 @@
 #include <bgtask/core/queue_admission.hpp>
 
-#include <algorithm>
-
 namespace bgtask {
 
-bool waits_ahead(const TaskRecord& other, std::string_view id)
+bool must_wait_for_turn(const TaskRecord& record)
 {
-  return other.state == TaskState::queued && other.id < id &&
-         other.waiting_for != WaitingFor::after;
+  return record.queue.has_value() || !record.after.empty();
 }
 
-bool may_take_slot(std::string_view id, const std::vector<const TaskRecord*>& others,
-                   std::size_t slots)
+bool is_parked(const TaskRecord& record)
 {
-  std::size_t running = 0;
-  for (const TaskRecord* other : others) {
-    if (waits_ahead(*other, id)) {
-      return false;
-    }
-    if (other->state == TaskState::running) {
-      ++running;
-    }
+  return record.state == TaskState::queued && record.waiting_for.has_value() && !record.owner &&
+         record.executor == k_local_executor;
+}
+
+WaitingFor first_wait(const TaskRecord& record)
+{
+  return record.after.empty() ? WaitingFor::slot : WaitingFor::after;
+}
+
+std::string waiting_text(const TaskRecord& record)
+{
+  if (record.waiting_for == WaitingFor::after) {
+    return "waiting for " + std::to_string(record.after.size()) +
+           (record.after.size() == 1 ? " task" : " tasks");
   }
-  return running < slots;
+  return "waiting for a slot in queue " + record.queue.value_or("");
+}
+
+DependencyState dependency_state(const TaskRecord& dependency)
+{
+  if (!is_final(dependency.state)) {
+    return DependencyState::waiting;
+  }
+  return dependency.state == TaskState::succeeded ? DependencyState::succeeded
+                                                  : DependencyState::failed;
 }
 
 } // namespace bgtask

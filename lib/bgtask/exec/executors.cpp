@@ -3,6 +3,7 @@
 #include <bgtask/exec/local/pause_control.hpp>
 #include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
+#include <bgtask/proc/detached_fork.hpp>
 #include <bgtask/store/atomic_file.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -95,6 +96,13 @@ void request_pause(const TaskDir& dir, const TaskRecord& record, PauseAction act
                                      record.executor + " executor (only local tasks pause)");
   }
   request_pause_change(dir, record, action);
+}
+
+void admit_waiting_tasks(const TaskDir& dir)
+{
+  if (is_single_threaded()) { // it forks
+    local_executor().admit(dir);
+  }
 }
 
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)

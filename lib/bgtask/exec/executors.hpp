@@ -49,6 +49,13 @@ TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record);
 std::vector<TaskRecord> load_unfinished_records(const TaskDir& dir,
                                                 const RecordFilter& keep = nullptr);
 
+// Starts the parked tasks that may start now (a hand-off lost with a
+// process that died): what every invocation does when it opens a task
+// directory. It may fork, so it does nothing in a process that runs
+// threads (`bgtask mcp`'s requests). One failed open when nothing is
+// parked. Never throws.
+void admit_waiting_tasks(const TaskDir& dir);
+
 // reconcile_record for many records at once, in place: each executor gets
 // its records as one batch, so a remote executor asks its backend once.
 void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records);

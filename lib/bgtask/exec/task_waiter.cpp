@@ -1,3 +1,4 @@
+#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
@@ -13,6 +14,9 @@
 namespace bgtask {
 
 namespace {
+
+// How often a wait for a parked task looks for a hand-off that was lost.
+constexpr Milliseconds k_parked_recheck{1000};
 
 TaskRecord load_existing_record(const TaskDir& dir, const std::string& id)
 {
@@ -102,6 +106,10 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
   WaitResult result;
   for (;;) {
     result.records = load_current_records(dir, ids);
+    if (std::any_of(result.records.begin(), result.records.end(), is_parked)) {
+      // A hand-off lost with a supervisor that died is made here.
+      admit_waiting_tasks(dir);
+    }
     const auto finished = std::count_if(result.records.begin(), result.records.end(),
                                         [](const TaskRecord& r) { return is_final(r.state); });
     const bool done =
@@ -123,6 +131,9 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
     }
     if (const auto recheck = recheck_interval(result.records)) {
       left = std::min(left.value_or(*recheck), *recheck);
+    }
+    if (std::any_of(result.records.begin(), result.records.end(), is_parked)) {
+      left = std::min(left.value_or(k_parked_recheck), k_parked_recheck);
     }
     watcher.wait_for_change(result.records, left);
   }

@@ -1,11 +1,12 @@
+#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/verdict.hpp>
 
 namespace bgtask {
 
 Verdict judge_record(const TaskRecord& record, const Liveness& liveness)
 {
-  if (is_final(record.state)) {
-    return Verdict::keep;
+  if (is_final(record.state) || is_parked(record)) {
+    return Verdict::keep; // a parked task has no process to lose
   }
   if (!liveness.same_host) {
     return Verdict::foreign_host;

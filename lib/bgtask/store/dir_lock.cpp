@@ -19,8 +19,12 @@ namespace {
 
 UniqueFd open_lock_file(const TaskDir& dir, const std::string& name)
 {
-  UniqueFd fd(::openat(dir.fd(), name.c_str(),
-                       O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
+  // Read-write where allowed: a slot's holder writes its task's ID in it.
+  constexpr int flags = O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  UniqueFd fd(::openat(dir.fd(), name.c_str(), O_RDWR | flags, 0600));
+  if (!fd && (errno == EROFS || errno == EACCES)) {
+    fd = UniqueFd(::openat(dir.fd(), name.c_str(), O_RDONLY | flags, 0600));
+  }
   if (!fd) {
     throw_system("cannot open " + dir.file_path(name), errno);
   }
@@ -66,6 +70,13 @@ DirLock DirLock::acquire(const TaskDir& dir, const std::string& name)
     throw_system("cannot lock " + dir.file_path(name), err);
   }
   return DirLock(std::move(fd));
+}
+
+void DirLock::unlock()
+{
+  if (m_fd) {
+    static_cast<void>(lock_file(m_fd.get(), LOCK_UN));
+  }
 }
 
 std::optional<DirLock> DirLock::try_acquire(const TaskDir& dir, const std::string& name)

@@ -28,6 +28,14 @@ public:
   // Error(failure) if the file cannot be opened.
   static std::optional<DirLock> try_acquire(const TaskDir& dir, const std::string& name);
 
+  // The lock file's descriptor (CLOEXEC): a forked child that keeps it
+  // keeps the lock.
+  int fd() const { return m_fd.get(); }
+
+  // Releases the lock now, for every descriptor of its open file
+  // description (a forked child's copy too).
+  void unlock();
+
 private:
   explicit DirLock(UniqueFd fd)
     : m_fd(std::move(fd))

@@ -5,6 +5,7 @@
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/json_fields.hpp>
 #include <bgtask/util/json_text.hpp>
 #include <bgtask/util/terminal_escape.hpp>
@@ -44,6 +45,25 @@ std::string queue_settings_file_name(std::string_view queue)
 std::string queue_slot_file_name(std::string_view queue, std::size_t slot)
 {
   return std::string(k_prefix) + std::string(queue) + ".slot-" + std::to_string(slot) + ".lock";
+}
+
+std::string queue_lock_file_name(std::string_view queue)
+{
+  return std::string(k_prefix) + std::string(queue) + ".lock";
+}
+
+std::string read_slot_occupant(int slot_fd)
+{
+  char buffer[128];
+  const ssize_t got = ::pread(slot_fd, buffer, sizeof buffer, 0);
+  return got > 0 ? std::string(buffer, static_cast<std::size_t>(got)) : std::string();
+}
+
+void write_slot_occupant(int slot_fd, std::string_view id)
+{
+  if (::ftruncate(slot_fd, 0) == 0) {
+    static_cast<void>(pwrite_all(slot_fd, id, 0));
+  }
 }
 
 QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue)

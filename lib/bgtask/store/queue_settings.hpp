@@ -19,12 +19,23 @@ class TaskDir;
 // - `queue-NAME.json`: the settings (`{"schema":1,"queue":NAME,"slots":N}`),
 //   replaced atomically; a queue without one has 1 slot;
 // - `queue-NAME.slot-K.lock` (K < slots): held (flock) by the supervisor of
-//   the task running in slot K, for the life of its command.
+//   the task running in slot K, for the life of its command; it holds that
+//   task's ID, so that a slot whose supervisor died stays taken while the
+//   command still runs;
+// - `queue-NAME.lock`: held (flock) while a parked task is admitted, so
+//   that two hand-offs never fill one slot twice.
 
 inline constexpr std::size_t k_default_queue_slots = 1;
 inline constexpr std::size_t k_max_queue_slots = 1000;
 std::string queue_settings_file_name(std::string_view queue);
 std::string queue_slot_file_name(std::string_view queue, std::size_t slot);
+std::string queue_lock_file_name(std::string_view queue);
+
+// The ID of the task a slot file was last given to ("" if none), and the
+// writing of it by the holder of the slot's lock (`slot_fd`). Not synced:
+// after a power cut no task runs.
+std::string read_slot_occupant(int slot_fd);
+void write_slot_occupant(int slot_fd, std::string_view id);
 
 // The stored slot count of a queue, nullopt when it has no settings file.
 using QueueSettings = Result<std::optional<std::size_t>>;

@@ -1,6 +1,9 @@
 #include <bgtask/util/test_seams.hpp>
 
+#include <csignal>
 #include <cstdlib>
+#include <string_view>
+#include <unistd.h>
 
 namespace bgtask {
 
@@ -19,6 +22,8 @@ const char* name_of(TestSeam seam)
     return "BGTASK_TEST_RENAME_NOREPLACE_EINVAL";
   case TestSeam::clock_offset_file:
     return "BGTASK_TEST_CLOCK_OFFSET_FILE";
+  case TestSeam::handoff_kill:
+    return "BGTASK_TEST_HANDOFF_KILL";
   }
   return "BGTASK_TEST_UNKNOWN";
 }
@@ -40,6 +45,14 @@ bool test_seams_built()
   return true;
 }
 
+void kill_at_handoff_seam(const char* point)
+{
+  const char* value = test_seam(TestSeam::handoff_kill);
+  if (value != nullptr && std::string_view(value) == point) {
+    ::kill(::getpid(), SIGKILL);
+  }
+}
+
 #else
 
 const char* test_seam(TestSeam)
@@ -54,6 +67,10 @@ void clear_test_seam(TestSeam)
 bool test_seams_built()
 {
   return false;
+}
+
+void kill_at_handoff_seam(const char*)
+{
 }
 
 #endif

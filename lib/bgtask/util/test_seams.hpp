@@ -12,7 +12,13 @@ enum class TestSeam {
   boot_id_file,            // BGTASK_TEST_BOOT_ID_FILE: a file to read the boot id from
   rename_noreplace_einval, // BGTASK_TEST_RENAME_NOREPLACE_EINVAL: renameat2 flags refused
   clock_offset_file,       // BGTASK_TEST_CLOCK_OFFSET_FILE: a file holding a wall-clock offset (ms)
+  handoff_kill,            // BGTASK_TEST_HANDOFF_KILL: a supervisor's hand-off SIGKILLs itself at
+                           // this point (queue_handoff.hpp)
 };
+
+// SIGKILLs this process if BGTASK_TEST_HANDOFF_KILL names `point`; nothing
+// in a build without seams.
+void kill_at_handoff_seam(const char* point);
 
 // The value of `seam`, or nullptr (always, in a build without seams).
 const char* test_seam(TestSeam seam);

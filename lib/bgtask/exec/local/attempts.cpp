@@ -1,16 +1,18 @@
 #include <bgtask/exec/local/attempts.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_holders.hpp>
-#include <bgtask/exec/local/queue_wait.hpp>
+#include <bgtask/exec/local/queue_handoff.hpp>
 #include <bgtask/exec/local/supervision.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/parked_tasks.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/test_seams.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -168,9 +170,17 @@ void Attempts::record_start(pid_t child)
     save_started_record(m_dir, m_plan.lock, record);
   } catch (const Error& e) {
     ::kill(child, SIGKILL);
+    if (m_plan.parked) {
+      ::_exit(1); // still parked: its claims go with this process, a hand-off starts it again
+    }
     remove_unrecorded_task_files(m_dir, record.id); // nothing of it behind
     m_report(std::string("1\n") + e.what());
     ::_exit(1);
+  }
+  if (m_plan.parked) {
+    unpark_task(m_dir, record.id, record.queue);
+    m_plan.parked.reset();
+    kill_at_handoff_seam("after_record");
   }
 }
 
@@ -194,6 +204,7 @@ void Attempts::finish_exec_failure(const PendingCommand::Failure& failure)
   if (m_number == 1) {
     m_report(std::to_string(code) + "\n" + reason);
   }
+  hand_off(m_dir, m_plan);
   run_exit_hook(m_dir, m_plan.lock, record);
   ::_exit(0);
 }
@@ -239,12 +250,6 @@ int Attempts::run_one()
     static_cast<void>(write_all(m_plan.report.get(), "0\n"));
   }
   command->release();
-  if (m_number == 1) {
-    // It left its queue's line: the next waiter may be first now. Told
-    // once the command runs, so that the look at the queue this costs
-    // does not delay it.
-    ring_next_waiter(m_dir, m_plan.request.record);
-  }
   // What the CLI left behind goes once the command has run a moment.
   Supervision supervision(
     m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),

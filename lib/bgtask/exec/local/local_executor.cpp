@@ -1,5 +1,8 @@
+#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/exec/local/local_reconcile.hpp>
+#include <bgtask/exec/local/parked_launch.hpp>
+#include <bgtask/exec/local/queue_handoff.hpp>
 #include <bgtask/exec/local/stop_tree.hpp>
 #include <bgtask/exec/local/stop_unanswered.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
@@ -7,15 +10,18 @@
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/proc/cgroup.hpp>
 #include <bgtask/proc/process_info.hpp>
+#include <bgtask/store/parked_tasks.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/file_locks.hpp>
 #include <bgtask/util/utf8.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
@@ -75,6 +81,18 @@ std::optional<LaunchResult> read_launch_report(int report_fd, int notice_fd)
   return result;
 }
 
+// The launch context of a task started by this process.
+LaunchContext this_launch_context(const LaunchRequest& request)
+{
+  LaunchContext context;
+  context.umask = caller_umask();
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    context.environment.emplace_back(*entry);
+  }
+  context.env_additions = request.env_additions;
+  return context;
+}
+
 } // namespace
 
 void LocalExecutor::check(const StartOptions& options) const
@@ -99,8 +117,56 @@ void LocalExecutor::check(const StartOptions& options) const
   }
 }
 
+LaunchResult LocalExecutor::park(const TaskDir& dir, TaskLock lock, LaunchRequest request)
+{
+  TaskRecord& record = request.record;
+  const auto output_name = output_file_name(record.id);
+  {
+    UniqueFd output(::openat(dir.fd(), output_name.c_str(),
+                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!output) {
+      const int err = errno;
+      ::unlinkat(dir.fd(), lock_file_name(record.id).c_str(), 0);
+      throw_system("cannot create " + dir.file_path(output_name), err);
+    }
+  }
+  record.state = TaskState::queued;
+  record.owner.reset();
+  record.waiting_for = first_wait(record);
+  add_event(record, "queued", waiting_text(record));
+  const ParkedEntry entry{record.id, record.waiting_for == WaitingFor::slot
+                                       ? record.queue
+                                       : std::optional<std::string>()};
+  try {
+    park_tasks(dir, {entry}, this_launch_context(request));
+  } catch (const Error&) {
+    remove_unrecorded_task_files(dir, record.id);
+    throw;
+  }
+  try {
+    create_record(dir, lock, record);
+  } catch (const Error&) {
+    unpark_task(dir, record.id, record.queue);
+    remove_unrecorded_task_files(dir, record.id);
+    throw;
+  }
+  { // the claim ends here: a hand-off may take the task now
+    const TaskLock released = std::move(lock);
+  }
+  admit_parked_tasks(dir, m_reconcile, &launch_parked_task, HandOffBy::invocation);
+  return LaunchResult{};
+}
+
+void LocalExecutor::admit(const TaskDir& dir)
+{
+  admit_parked_tasks(dir, m_reconcile, &launch_parked_task, HandOffBy::invocation);
+}
+
 LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)
 {
+  if (must_wait_for_turn(request.record)) {
+    return park(dir, std::move(lock), std::move(request));
+  }
   const std::string id = request.record.id;
   // Whatever fails before the supervisor reports leaves no files behind.
   const auto fail = [&](const std::string& message, int err) {
@@ -134,7 +200,8 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
     notice_read.close();
     run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
                                        std::move(report_write), std::move(notice_write),
-                                       caller_umask(), m_reconcile, std::nullopt, UniqueFd()});
+                                       caller_umask(), m_reconcile, std::nullopt, std::nullopt,
+                                       std::nullopt, &launch_parked_task});
   }
   report_write.close();
   notice_write.close();
@@ -208,9 +275,45 @@ void cancel_orphan(const TaskDir& dir, const TaskRecord& record, Milliseconds gr
 
 } // namespace
 
+namespace {
+
+// Cancels a parked task; nullopt when that is done (or nothing is left to
+// do), else its record once a hand-off has started it (a claim lasts
+// milliseconds: it is waited for up to k_lock_patience).
+std::optional<TaskRecord> cancel_parked(const TaskDir& dir, const TaskRecord& record,
+                                        Reconciler reconcile)
+{
+  const auto give_up = std::chrono::steady_clock::now() + k_lock_patience;
+  while (cancel_parked_task(dir, record, reconcile, &launch_parked_task) == ParkedCancel::claimed) {
+    ::usleep(5000);
+    auto loaded = load_record(dir, record.id);
+    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+      return std::nullopt;
+    }
+    if (!is_parked(loaded.record)) {
+      return std::move(loaded.record);
+    }
+    if (std::chrono::steady_clock::now() > give_up) {
+      throw Error(ExitCode::failure,
+                  "cannot cancel task " + record.id + ": its start did not finish");
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<std::string> LocalExecutor::cancel(const TaskDir& dir, const TaskRecord& record,
                                                  Milliseconds grace, CancelAttempt attempt)
 {
+  if (is_parked(record)) {
+    if (attempt == CancelAttempt::first) {
+      if (const auto started = cancel_parked(dir, record, m_reconcile); started && started->owner) {
+        request_cancel(dir, *started, grace);
+      }
+    }
+    return std::nullopt;
+  }
   if (attempt == CancelAttempt::overdue || attempt == CancelAttempt::last) {
     return stop_unanswered(dir, record, grace, attempt);
   }

@@ -19,7 +19,14 @@ public:
   // enforce them.
   void check(const StartOptions& options) const override;
 
+  // A task that must wait (--queue, --after) is parked: its record and its
+  // file in `.parked` are made durable and no process is forked; then a
+  // hand-off (queue_handoff.hpp) starts whatever may start now. Any other
+  // task gets its supervisor at once.
   LaunchResult launch(const TaskDir& dir, TaskLock lock, LaunchRequest request) override;
+
+  // Admits the parked tasks that may start now (admit_parked_tasks).
+  void admit(const TaskDir& dir);
 
   // Each record through reconcile_local_record (local_reconcile.hpp).
   void reconcile(const TaskDir& dir, std::vector<TaskRecord>& records) override;
@@ -38,6 +45,8 @@ public:
   std::optional<Milliseconds> recheck_interval() const override { return std::nullopt; }
 
 private:
+  LaunchResult park(const TaskDir& dir, TaskLock lock, LaunchRequest request);
+
   Reconciler m_reconcile;
 };
 

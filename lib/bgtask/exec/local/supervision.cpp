@@ -64,7 +64,6 @@ void Supervision::trim_later()
 
 int Supervision::run()
 {
-  m_plan.retired_watch.close(); // the command runs: its wait for a turn is over
   if (m_plan.request.timeout) {
     m_timeout_at = Clock::now() + *m_plan.request.timeout;
   }

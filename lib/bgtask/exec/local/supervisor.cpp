@@ -17,7 +17,7 @@
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
 #include <bgtask/exec/local/output_trimmer.hpp>
-#include <bgtask/exec/local/queue_wait.hpp>
+#include <bgtask/exec/local/queue_handoff.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/proc/child_exec.hpp>
@@ -76,7 +76,6 @@ struct SupervisorRun
   const TaskDir& dir;
   SupervisorPlan& plan;
   UniqueFd signal_fd;
-  std::optional<DirLock> slot;
   std::optional<OutputTrimmer> trimmer;
   std::optional<OutputCapture> capture;
   UniqueFd capture_input; // the command's end of the output pipe
@@ -96,10 +95,29 @@ struct SupervisorRun
   bool reported() const { return !plan.report; }
 };
 
+// Writes the final record of a task that ends before its command ran (an
+// admitted parked task that cannot start), hands off, runs its hook and
+// exits.
+[[noreturn]] void end_without_running(SupervisorRun& run, TaskState state,
+                                      const std::string& reason)
+{
+  save_final_record(
+    run.dir, run.plan.lock, run.record(), [&](TaskRecord& r) { finish_record(r, state, reason); },
+    k_final_record_attempts);
+  unpark_task(run.dir, run.record().id, run.record().queue);
+  hand_off(run.dir, run.plan);
+  run_exit_hook(run.dir, run.plan.lock, run.record());
+  ::_exit(0);
+}
+
 // Ends a start that could not begin: `start` hears why, and no file of a
-// task without a record stays behind.
+// task without a record stays behind. An admitted parked task has a record
+// and no `start` waiting: it ends failed.
 [[noreturn]] void refuse_start(SupervisorRun& run, const std::string& reason)
 {
+  if (run.plan.parked) {
+    end_without_running(run, TaskState::failed, reason);
+  }
   remove_unrecorded_task_files(run.dir, run.record().id);
   run.report("1\n" + reason);
   ::_exit(1);
@@ -117,8 +135,8 @@ void detach(SupervisorRun& run)
   }
   redirect_stdio_to_null();
   auto& plan = run.plan;
-  close_descriptors_except(
-    {run.dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get(), plan.start_notice.get()});
+  close_descriptors_except({run.dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get(),
+                            plan.start_notice.get(), plan.slot ? plan.slot->fd() : -1});
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   ::signal(SIGPIPE, SIG_IGN);
   sigset_t handled;
@@ -154,53 +172,8 @@ void prepare_output_bound(SupervisorRun& run)
   run.capture.emplace(std::move(capture_output), plan.output.get(), *plan.request.max_output);
 }
 
-// Writes the final record of a task that ends before its command ran, runs
-// its hook and exits.
-[[noreturn]] void end_without_running(SupervisorRun& run, TaskState state,
-                                      const std::string& reason)
-{
-  const bool in_line = run.record().waiting_for == WaitingFor::slot;
-  save_final_record(
-    run.dir, run.plan.lock, run.record(),
-    [&](TaskRecord& r) {
-      r.waiting_for.reset();
-      finish_record(r, state, reason);
-    },
-    k_final_record_attempts);
-  if (in_line) {
-    ring_next_waiter(run.dir, run.record());
-  }
-  run_exit_hook(run.dir, run.plan.lock, run.record());
-  ::_exit(0);
-}
-
-// With --queue or --after: the queued record (`start` returns once it is
-// durable), then the wait; the slot is held while the command runs.
-void wait_for_turn(SupervisorRun& run)
-{
-  auto& plan = run.plan;
-  try {
-    save_queued_record(run.dir, plan.lock, run.record());
-  } catch (const Error& e) {
-    refuse_start(run, e.what());
-  }
-  run.report("0\n");
-  ::malloc_trim(0); // the heap the CLI left: the wait for a turn may be long
-  Turn turn = wait_for_turn(
-    QueuedTask{run.dir, plan.lock, run.record(), run.signal_fd.get(), plan.reconcile});
-  plan.retired_watch = std::move(turn.retired_watch);
-  if (turn.outcome == Turn::Outcome::removed) {
-    ::_exit(0); // nothing is left to run or to record
-  }
-  if (turn.outcome == Turn::Outcome::ended) {
-    end_without_running(run, turn.state, turn.reason);
-  }
-  run.slot = std::move(turn.slot);
-}
-
 // Phase 2: room for the final record (a task that starts has it; on a full
-// disk it does not start), the task's cgroup, the wait for a turn with
-// --queue or --after, and the output bound.
+// disk it does not start), the task's cgroup and the output bound.
 void prepare(SupervisorRun& run)
 {
   auto& plan = run.plan;
@@ -221,9 +194,6 @@ void prepare(SupervisorRun& run)
   }
   if (!run.signal_fd) {
     refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
-  }
-  if (must_wait_for_turn(record)) {
-    wait_for_turn(run);
   }
   prepare_output_bound(run);
 }
@@ -249,7 +219,6 @@ void prepare(SupervisorRun& run)
     cgroup_report = CgroupReport{plan.cgroup->memory_peak(), plan.cgroup->pids_limit_hits()};
     plan.cgroup->remove(); // KILLs what the command left in it
   }
-  run.slot.reset(); // the queue's next task may start once this record is final
   struct stat st
   {
   };
@@ -282,6 +251,7 @@ void prepare(SupervisorRun& run)
       }
     },
     k_final_record_attempts);
+  hand_off(run.dir, plan); // the slot is free and the task settled: the next may start
   run_exit_hook(run.dir, plan.lock, run.record());
   ::_exit(0);
 }
@@ -314,6 +284,7 @@ void prepare(SupervisorRun& run)
         },
         3);
     }
+    hand_off(run.dir, run.plan);
   } catch (...) {
     // nothing more can be done
   }
@@ -324,7 +295,7 @@ void prepare(SupervisorRun& run)
 
 void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
 {
-  SupervisorRun run{dir, plan, {}, {}, {}, {}, {}};
+  SupervisorRun run{dir, plan, {}, {}, {}, {}};
   try {
     detach(run);
     prepare(run);

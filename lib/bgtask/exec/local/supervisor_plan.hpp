@@ -2,7 +2,10 @@
 
 #include <bgtask/core/launch_request.hpp>
 #include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/local/admitted_task.hpp>
 #include <bgtask/proc/cgroup.hpp>
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/parked_tasks.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
@@ -25,7 +28,12 @@ struct SupervisorPlan
   mode_t caller_umask = 022;
   Reconciler reconcile = nullptr;   // for the records a queued task waits for
   std::optional<TaskCgroup> cgroup; // made by the supervisor itself when limits are asked for
-  UniqueFd retired_watch; // the queued wait's inotify instance, closed once the command runs
+  // A parked task admitted by a hand-off (queue_handoff.hpp): its queue's
+  // slot (held while the command runs) and its file in `.parked`, removed
+  // once the running record is durable.
+  std::optional<DirLock> slot;
+  std::optional<ParkedEntry> parked;
+  ParkedLauncher launch_parked = nullptr; // how its hand-off starts the tasks it admits
 };
 
 } // namespace bgtask

@@ -119,3 +119,38 @@ void apply_cgroup_report(TaskRecord& r, const CgroupReport& report, bool oom)
 }
 
 } // namespace bgtask
+
+namespace bgtask {
+
+void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
+{
+  // Under the update lock like every other write, so a concurrent cleanup
+  // never takes the temp of this record for an abandoned one.
+  if (!record.waiting_for) {
+    create_record(dir, lock, record);
+    return;
+  }
+  const auto update = update_record(
+    dir, lock, record.id,
+    [&](TaskRecord& current) {
+      // What others wrote while it was queued stays; the rest is new.
+      TaskRecord next = record;
+      next.generation = current.generation;
+      next.cancel_request = current.cancel_request;
+      next.progress = current.progress;
+      next.events = std::move(current.events);
+      if (next.events.empty() || next.events.back().kind != "started") {
+        add_event(next, "started");
+      }
+      next.waiting_for.reset();
+      current = std::move(next);
+      return Change::save;
+    },
+    &record);
+  if (update.status != UpdateStatus::saved) {
+    throw Error(ExitCode::failure, "the record of task " + record.id + " was removed");
+  }
+  record = update.record;
+}
+
+} // namespace bgtask

@@ -37,6 +37,12 @@ bool save_final_record(const TaskDir& dir, TaskLock& lock, TaskRecord& fallback,
 void update_running_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
                            const std::function<void(TaskRecord&)>& change);
 
+// Saves the first `running` record, under the update lock. For a task that
+// was queued (its `waiting_for` is set), first re-reads the record and keeps
+// what others wrote meanwhile (cancel request, progress, events), and
+// clears `waiting_for`. Throws Error(failure).
+void save_started_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record);
+
 // Marks the pause of a record as over, adding its time to `paused_s`.
 void end_pause(TaskRecord& record);
 

@@ -1,0 +1,78 @@
+#include <bgtask/exec/local/parked_launch.hpp>
+#include <bgtask/exec/local/supervisor.hpp>
+#include <bgtask/proc/detached_fork.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
+#include <bgtask/util/error.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fcntl.h>
+
+namespace bgtask {
+
+namespace {
+
+// What the supervisor needs beyond the record, from the record and the
+// launch context (--env values are never in a record).
+LaunchRequest request_of(TaskRecord record, const LaunchContext& context)
+{
+  LaunchRequest request;
+  request.argv = record.command;
+  request.env_additions = context.env_additions;
+  if (record.timeout_s) {
+    request.timeout = Milliseconds(static_cast<std::int64_t>(*record.timeout_s * 1000));
+  }
+  request.grace = Milliseconds(static_cast<std::int64_t>(record.grace_s * 1000));
+  request.max_output = record.options.max_output;
+  request.record = std::move(record);
+  return request;
+}
+
+// Replaces this process's environment with `environment`, whose strings
+// must outlive it.
+void adopt_environment(const std::vector<std::string>& environment)
+{
+  ::clearenv();
+  for (const auto& entry : environment) {
+    ::putenv(const_cast<char*>(entry.c_str()));
+  }
+}
+
+} // namespace
+
+void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconcile)
+{
+  auto context = read_parked_context(dir, task.entry);
+  if (!context) {
+    throw Error(ExitCode::failure, context.error());
+  }
+  const auto output_name = output_file_name(task.record.id);
+  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
+                           O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!output) {
+    throw_system("cannot open " + dir.file_path(output_name), errno);
+  }
+  const mode_t umask = context.value().umask;
+  SupervisorPlan plan{request_of(std::move(task.record), context.value()),
+                      std::move(task.lock),
+                      std::move(output),
+                      UniqueFd(),
+                      UniqueFd(),
+                      umask,
+                      reconcile,
+                      std::nullopt,
+                      std::move(task.slot),
+                      std::move(task.entry),
+                      &launch_parked_task};
+  const auto& environment = context.value().environment;
+  const bool forked = fork_detached([&] {
+    adopt_environment(environment);
+    run_supervisor(dir, std::move(plan));
+  });
+  if (!forked) {
+    throw_system("cannot fork the supervisor of a queued task", errno);
+  }
+}
+
+} // namespace bgtask

@@ -1,0 +1,343 @@
+// The hand-off. One pass reads `.parked` (sorted: the order of creation)
+// and looks at each parked task once; a pass that ended or moved a task
+// (which may settle another's --after) is followed by another. A queue
+// found full is not looked at again in that pass, so the tasks behind it
+// cost nothing but their name.
+//
+// A claim takes the queue's lock, a free slot's lock and the task's
+// ownership lock, in that order, and re-reads the record under them; the
+// supervisor forked for the task inherits the slot and ownership locks
+// (flock and OFD locks belong to the open file description). A claimer
+// that dies before the fork releases both with its descriptors, and the
+// task is still parked; a supervisor that dies after it releases them too,
+// and its task is reconciled like any other whose supervisor died.
+
+#include <bgtask/core/queue_admission.hpp>
+#include <bgtask/exec/local/exit_hook.hpp>
+#include <bgtask/exec/local/queue_handoff.hpp>
+#include <bgtask/exec/local/supervisor_plan.hpp>
+#include <bgtask/proc/detached_fork.hpp>
+#include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/parked_tasks.hpp>
+#include <bgtask/store/queue_settings.hpp>
+#include <bgtask/store/record_store.hpp>
+#include <bgtask/store/record_transaction.hpp>
+#include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_lock.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/test_seams.hpp>
+
+#include <fcntl.h>
+#include <set>
+#include <unistd.h>
+
+namespace bgtask {
+
+namespace {
+
+constexpr int k_max_passes = 64;
+
+// Ends a parked task that will not run (its ownership held by `lock`):
+// the final record, its file in `.parked` removed, its --on-exit hook.
+// Throws Error(failure) when the record cannot be written (a full disk):
+// the task then stays parked, as it was.
+void end_parked(const TaskDir& dir, TaskLock& lock, const TaskRecord& record, TaskState state,
+                const std::string& reason, const char* event)
+{
+  const auto update = update_record(dir, lock, record.id, [&](TaskRecord& r) {
+    if (!is_parked(r)) {
+      return Change::keep;
+    }
+    if (event != nullptr) {
+      add_event(r, event);
+    }
+    finish_record(r, state, reason);
+    return Change::save;
+  });
+  if (update.status != UpdateStatus::saved) {
+    return;
+  }
+  unpark_task(dir, record.id, record.queue);
+  const TaskRecord& ended = update.record;
+  if (ended.on_exit) {
+    static_cast<void>(fork_detached([&] { run_exit_hook(dir, lock, ended); }));
+  }
+}
+
+// Takes a parked task: its ownership lock, and its record read under it.
+// nullopt if another process holds it, or it is gone or no longer parked.
+std::optional<TaskLock> claim_task(const TaskDir& dir, const std::string& id, TaskRecord& current)
+{
+  auto lock = TaskLock::open_existing(dir, id);
+  if (!lock || lock->read_only() || !lock->try_take_ownership()) {
+    return std::nullopt;
+  }
+  auto loaded = load_record(dir, id);
+  if (loaded.status != LoadStatus::ok || !is_parked(loaded.record)) {
+    return std::nullopt;
+  }
+  current = std::move(loaded.record);
+  return lock;
+}
+
+struct DependencyCheck
+{
+  DependencyState state = DependencyState::succeeded;
+  std::string reason; // why it failed
+};
+
+// The --after tasks of `record`: failed as soon as one did not succeed
+// (or is gone), else waiting while one is unfinished.
+DependencyCheck check_dependencies(const TaskDir& dir, const TaskRecord& record,
+                                   Reconciler reconcile)
+{
+  DependencyCheck check;
+  for (const auto& id : record.after) {
+    auto loaded = load_record(dir, id);
+    if (loaded.status == LoadStatus::missing) {
+      return {DependencyState::failed, "dependency " + id + " no longer exists"};
+    }
+    if (loaded.status == LoadStatus::corrupt) {
+      return {DependencyState::failed,
+              "dependency " + id + " has a corrupt record: " + loaded.reason};
+    }
+    const TaskRecord dependency =
+      reconcile != nullptr ? reconcile(dir, std::move(loaded.record)) : std::move(loaded.record);
+    const auto state = dependency_state(dependency);
+    if (state == DependencyState::failed) {
+      return {DependencyState::failed,
+              "dependency " + id + " did not succeed: " + outcome_text(dependency)};
+    }
+    if (state == DependencyState::waiting) {
+      check.state = DependencyState::waiting;
+    }
+  }
+  return check;
+}
+
+class HandOff
+{
+public:
+  HandOff(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch, HandOffBy by)
+    : m_dir(dir),
+      m_reconcile(reconcile),
+      m_launch(launch),
+      m_by(by)
+  {
+  }
+
+  void run()
+  {
+    for (int pass = 0; pass < k_max_passes; ++pass) {
+      m_changed = false;
+      m_full.clear();
+      for (const auto& entry : scan_parked_tasks(m_dir)) {
+        try {
+          visit(entry);
+        } catch (const Error&) {
+          // this one cannot be judged now: the next hand-off looks again
+        }
+      }
+      if (!m_changed) {
+        return;
+      }
+    }
+  }
+
+private:
+  void seam(const char* point) const
+  {
+    if (m_by == HandOffBy::supervisor) {
+      kill_at_handoff_seam(point);
+    }
+  }
+
+  void visit(const ParkedEntry& entry)
+  {
+    if (entry.queue && m_full.contains(*entry.queue)) {
+      return;
+    }
+    auto loaded = load_record(m_dir, entry.id);
+    if (loaded.status == LoadStatus::corrupt) {
+      return;
+    }
+    if (loaded.status == LoadStatus::missing) {
+      drop_if_abandoned(entry);
+      return;
+    }
+    const TaskRecord& record = loaded.record;
+    if (!is_parked(record)) {
+      unpark_task(m_dir, entry.id, entry.queue); // it ran, or ended
+      return;
+    }
+    if (record.waiting_for == WaitingFor::after || !record.queue) {
+      settle_dependencies(entry, record);
+    } else if (!entry.queue) {
+      // Its record entered the line, its file did not yet.
+      move_to_queue_line(m_dir, entry.id, *record.queue);
+      m_changed = true;
+    } else {
+      admit_in_queue(entry, *record.queue);
+    }
+  }
+
+  // A file whose task has no record: `start` is still writing it (it holds
+  // the task's ownership), or died before the record (then it goes).
+  void drop_if_abandoned(const ParkedEntry& entry)
+  {
+    auto lock = TaskLock::open_existing(m_dir, entry.id);
+    if (!lock || (!lock->read_only() && lock->try_take_ownership())) {
+      if (load_record(m_dir, entry.id).status == LoadStatus::missing) {
+        unpark_task(m_dir, entry.id, entry.queue);
+      }
+    }
+  }
+
+  void settle_dependencies(const ParkedEntry& entry, const TaskRecord& record)
+  {
+    const auto check = check_dependencies(m_dir, record, m_reconcile);
+    if (check.state == DependencyState::waiting) {
+      return;
+    }
+    TaskRecord current;
+    auto lock = claim_task(m_dir, entry.id, current);
+    if (!lock) {
+      return;
+    }
+    m_changed = true;
+    if (check.state == DependencyState::failed) {
+      end_parked(m_dir, *lock, current, TaskState::failed, check.reason, nullptr);
+    } else if (!current.queue) {
+      seam("after_claim");
+      m_launch(m_dir, AdmittedTask{std::move(*lock), std::move(current), entry, {}}, m_reconcile);
+      seam("after_fork");
+    } else {
+      const std::string queue = *current.queue;
+      update_record(m_dir, *lock, entry.id, [&](TaskRecord& r) {
+        if (!is_parked(r)) {
+          return Change::keep;
+        }
+        r.waiting_for = WaitingFor::slot;
+        add_event(r, "waiting", "dependencies succeeded; waiting for a slot in queue " + queue);
+        return Change::save;
+      });
+      move_to_queue_line(m_dir, entry.id, queue);
+    }
+  }
+
+  // Whether the task a slot file names still runs (its supervisor died
+  // while the command goes on: the slot stays taken).
+  bool still_runs(const std::string& id) const
+  {
+    auto loaded = load_record(m_dir, id);
+    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+      return false;
+    }
+    const TaskRecord current =
+      m_reconcile != nullptr ? m_reconcile(m_dir, std::move(loaded.record)) : loaded.record;
+    return current.state == TaskState::running;
+  }
+
+  // A slot lock of `queue` that no one holds and whose last task is over;
+  // nullopt while the queue's running tasks fill its slots (tasks above
+  // the slot count, left by a lowered --slots, count too).
+  std::optional<DirLock> free_slot(const std::string& queue) const
+  {
+    const std::size_t slots = slots_of(load_queue_settings(m_dir, queue));
+    std::optional<DirLock> first;
+    std::size_t free = 0;
+    std::size_t busy_above = 0;
+    for (std::size_t k = 0; k < k_max_queue_slots; ++k) {
+      const auto name = queue_slot_file_name(queue, k);
+      if (k >= slots && ::faccessat(m_dir.fd(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+        break;
+      }
+      std::optional<DirLock> lock;
+      try {
+        lock = DirLock::try_acquire(m_dir, name);
+      } catch (const Error&) {
+        continue; // an unusable slot file: another slot
+      }
+      const bool busy = !lock || still_runs(read_slot_occupant(lock->fd()));
+      if (k >= slots) {
+        busy_above += busy ? 1 : 0;
+      } else if (!busy && ++free == 1) {
+        first = std::move(lock);
+      }
+    }
+    return free > busy_above ? std::move(first) : std::nullopt;
+  }
+
+  void admit_in_queue(const ParkedEntry& entry, const std::string& queue)
+  {
+    seam("before_claim");
+    DirLock queue_lock = DirLock::acquire(m_dir, queue_lock_file_name(queue));
+    auto slot = free_slot(queue);
+    if (!slot) {
+      m_full.insert(queue);
+      return;
+    }
+    TaskRecord current;
+    auto lock = claim_task(m_dir, entry.id, current);
+    if (!lock) {
+      return;
+    }
+    write_slot_occupant(slot->fd(), entry.id);
+    seam("after_claim");
+    m_launch(m_dir, AdmittedTask{std::move(*lock), std::move(current), entry, std::move(slot)},
+             m_reconcile);
+    queue_lock.unlock(); // the supervisor's inherited copy must not hold it
+    seam("after_fork");
+  }
+
+  const TaskDir& m_dir;
+  Reconciler m_reconcile;
+  ParkedLauncher m_launch;
+  HandOffBy m_by;
+  bool m_changed = false;
+  std::set<std::string> m_full; // queues without a free slot, in this pass
+};
+
+} // namespace
+
+void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch,
+                        HandOffBy by)
+{
+  if (launch == nullptr) {
+    return;
+  }
+  try {
+    HandOff(dir, reconcile, launch, by).run();
+  } catch (const std::exception&) {
+    // the next hand-off looks again
+  }
+}
+
+void hand_off(const TaskDir& dir, SupervisorPlan& plan)
+{
+  plan.slot.reset();
+  admit_parked_tasks(dir, plan.reconcile, plan.launch_parked, HandOffBy::supervisor);
+}
+
+ParkedCancel cancel_parked_task(const TaskDir& dir, const TaskRecord& record, Reconciler reconcile,
+                                ParkedLauncher launch)
+{
+  auto lock = TaskLock::open_existing(dir, record.id);
+  if (!lock) {
+    return ParkedCancel::gone;
+  }
+  if (lock->read_only() || !lock->try_take_ownership()) {
+    return ParkedCancel::claimed;
+  }
+  auto loaded = load_record(dir, record.id);
+  if (loaded.status != LoadStatus::ok || !is_parked(loaded.record)) {
+    return ParkedCancel::gone;
+  }
+  end_parked(dir, *lock, loaded.record, TaskState::cancelled, "cancelled on request while queued",
+             "cancel_requested");
+  lock.reset();
+  admit_parked_tasks(dir, reconcile, launch, HandOffBy::invocation);
+  return ParkedCancel::ended;
+}
+
+} // namespace bgtask

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/executor.hpp>
+#include <bgtask/exec/local/admitted_task.hpp>
+
+namespace bgtask {
+
+class TaskDir;
+struct SupervisorPlan;
+
+// The hand-off: parked tasks (queue_admission.hpp) start when a slot frees
+// or their --after tasks settle. Whoever frees a slot or settles a task (a
+// supervisor before it exits, `cancel`) hands off, and every invocation
+// does the same when it opens the directory, so a hand-off lost with a
+// process that died is made by the next one.
+
+// Who hands off: a supervisor (the test seam BGTASK_TEST_HANDOFF_KILL acts
+// in supervisors alone) or any other bgtask process.
+enum class HandOffBy { supervisor, invocation };
+
+// Admits every parked task that may start now, oldest first: ends those
+// whose --after tasks did not succeed (failed, as their supervisor did
+// before), moves those whose --after tasks succeeded into their queue's
+// line, and for each queue in turn, holding `queue-Q.lock`, gives the free
+// slots to the oldest tasks of its line (a free slot: its lock free and the
+// task it names no longer running) and starts their supervisors
+// with `launch` (launch_parked_task). A task is claimed by its ownership lock, so two
+// hand-offs never start it twice. Costs one failed open when nothing is
+// parked. Never throws: what it cannot do now, the next hand-off does.
+void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch,
+                        HandOffBy by);
+
+// A supervisor's hand-off: releases its slot, then admit_parked_tasks
+// with the plan's reconciler and launcher.
+void hand_off(const TaskDir& dir, SupervisorPlan& plan);
+
+// How cancelling a parked task went.
+enum class ParkedCancel {
+  ended,   // recorded `cancelled`, durably
+  claimed, // a hand-off is starting it: cancel its supervisor once it runs
+  gone,    // removed, or no longer parked
+};
+
+// Cancels a parked task: a record transaction under its ownership lock,
+// the task's file removed from `.parked`, its --on-exit hook run in a
+// detached process, then a hand-off (tasks waiting on it fail). Throws
+// Error(failure) when the record cannot be written (a full disk): the task
+// stays queued.
+ParkedCancel cancel_parked_task(const TaskDir& dir, const TaskRecord& record, Reconciler reconcile,
+                                ParkedLauncher launch);
+
+} // namespace bgtask
