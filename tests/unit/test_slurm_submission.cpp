@@ -82,12 +82,13 @@ TEST(SlurmBatchScript, RefusesACommandNameStartingWithADash)
 TEST(SbatchArguments, PutsUserArgumentsLast)
 {
   auto request = request_for({"true"});
-  request.slurm.partition = "debug";
-  request.slurm.after_jobs = {"12"};
+  request.record.options.partition = "debug";
+  bgtask::SbatchJob job;
+  job.after_jobs = {"12"};
   // `--comment` without its value: sbatch must not take a word of bgtask's as it.
-  request.slurm.args = {"--partition=other", "--mem=1G", "--comment"};
+  request.record.options.slurm_args = {"--partition=other", "--mem=1G", "--comment"};
   request.timeout = std::chrono::seconds(90);
-  const auto args = bgtask::sbatch_arguments(request, "/tasks/%dir/01hx2k3m4n5p.output");
+  const auto args = bgtask::sbatch_arguments(request, "/tasks/%dir/01hx2k3m4n5p.output", job);
   EXPECT_EQ(args.front(), "sbatch");
   EXPECT_LT(position(args, "--time=2"), args.size());
   EXPECT_LT(position(args, "--partition=debug"), position(args, "--partition=other"));
@@ -101,7 +102,7 @@ TEST(SbatchArguments, PutsUserArgumentsLast)
   EXPECT_LT(position(args, "--open-mode=append"), args.size());
   EXPECT_LT(position(args, "--chdir=/"), args.size());
 
-  request.slurm.time_limit = "1-00:00:00";
+  request.record.options.slurm_time = "1-00:00:00";
   const auto explicit_time = bgtask::sbatch_arguments(request, "/o");
   EXPECT_LT(position(explicit_time, "--time=1-00:00:00"), explicit_time.size());
   EXPECT_EQ(position(explicit_time, "--time=2"), explicit_time.size());
@@ -156,8 +157,9 @@ TEST(SbatchArguments, KeepsDependenciesInBgtasksHandsWithAfter)
   EXPECT_NO_THROW(bgtask::check_slurm_args({"--dependency=afterany:3"}, {}));
 
   auto request = request_for({"true"});
-  request.slurm.after_jobs = {"12", "15"};
-  const auto args = bgtask::sbatch_arguments(request, "/o");
+  bgtask::SbatchJob job;
+  job.after_jobs = {"12", "15"};
+  const auto args = bgtask::sbatch_arguments(request, "/o", job);
   EXPECT_LT(position(args, "--dependency=afterok:12:15"), args.size());
   EXPECT_LT(position(args, "--kill-on-invalid-dep=yes"), args.size());
   EXPECT_EQ(
@@ -176,11 +178,11 @@ TEST(SbatchArguments, LetsEnvValuesThroughARestrictedExport)
 
   auto request = request_for({"true"});
   request.record.env_names = {"TOKEN", "MODE"};
-  request.slurm.args = {"--export=HOME,PATH"};
+  request.record.options.slurm_args = {"--export=HOME,PATH"};
   const auto args = bgtask::sbatch_arguments(request, "/o");
   EXPECT_LT(position(args, "--export=HOME,PATH,TOKEN,MODE"), args.size());
   EXPECT_EQ(position(args, "--export=HOME,PATH"), args.size());
-  request.slurm.args = {"--export=ALL,X=1"};
+  request.record.options.slurm_args = {"--export=ALL,X=1"};
   EXPECT_LT(position(bgtask::sbatch_arguments(request, "/o"), "--export=ALL,X=1"), args.size());
 }
 
@@ -202,7 +204,7 @@ TEST(SbatchArguments, ReadsExportAsTwoWordsAndByPrefix)
 
   auto request = request_for({"true"});
   request.record.env_names = {"TOKEN"};
-  request.slurm.args = {"--export", "HOME", "--mem=1G"};
+  request.record.options.slurm_args = {"--export", "HOME", "--mem=1G"};
   const auto args = bgtask::sbatch_arguments(request, "/o");
   EXPECT_LT(position(args, "--export=HOME,TOKEN"), args.size());
   EXPECT_EQ(position(args, "HOME"), args.size());

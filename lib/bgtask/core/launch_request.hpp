@@ -11,15 +11,6 @@
 
 namespace bgtask {
 
-// Options for the `slurm` executor, handed to sbatch (slurm_submission.hpp).
-struct SlurmRequest
-{
-  std::optional<std::string> partition;  // --partition
-  std::optional<std::string> time_limit; // --slurm-time, verbatim (else derived from --timeout)
-  std::vector<std::string> args;         // --slurm-arg, verbatim
-  std::vector<std::string> after_jobs;   // job ids of the unfinished --after tasks (afterok)
-};
-
 // Everything needed to run one task, beyond what its record says.
 struct LaunchRequest
 {
@@ -29,7 +20,6 @@ struct LaunchRequest
   std::optional<Milliseconds> timeout;
   Milliseconds grace = k_default_grace;
   std::optional<std::uint64_t> max_output; // --max-output: most bytes kept in ID.output
-  SlurmRequest slurm;                      // used when record.executor is `slurm`
 };
 
 // How `start` ended: 0 when the task is running, else the exit code the

@@ -94,8 +94,6 @@ LaunchRequest request_of(const StartOptions& options)
   record.options =
     LaunchOptions{request.max_output, options.slurm.partition, options.slurm.time_limit,
                   options.slurm.args, options.retry,           options.limits};
-  request.slurm =
-    SlurmRequest{options.slurm.partition, options.slurm.time_limit, options.slurm.args, {}};
   return request;
 }
 

@@ -155,7 +155,7 @@ void SlurmExecutor::check(const StartOptions& options) const
 }
 
 std::optional<std::string> SlurmExecutor::prepare(const TaskDir& dir, LaunchRequest& request,
-                                                  std::string& cluster)
+                                                  SbatchJob& job, std::string& cluster)
 {
   TaskRecord& record = request.record;
   const auto config_now = config();
@@ -176,7 +176,7 @@ std::optional<std::string> SlurmExecutor::prepare(const TaskDir& dir, LaunchRequ
     if (judged.failed) {
       return judged.failed;
     }
-    request.slurm.after_jobs = std::move(judged.job_ids);
+    job.after_jobs = std::move(judged.job_ids);
   }
   return std::nullopt;
 }
@@ -204,14 +204,14 @@ LaunchResult SlurmExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
 {
   const std::string script = slurm_batch_script(request, dir.path(), caller_umask());
   std::string cluster;
-  const auto failed = prepare(dir, request, cluster);
+  SbatchJob job{slurm_job_name(request.record.id, request.record.name), std::nullopt, {}};
+  const auto failed = prepare(dir, request, job, cluster);
   std::vector<NewTask> tasks;
   tasks.push_back(NewTask{std::move(lock), request.record, std::nullopt});
   if (failed) {
     record_unsubmitted(dir, tasks, TaskState::failed, *failed);
     return {};
   }
-  const SbatchJob job{slurm_job_name(request.record.id, request.record.name), std::nullopt};
   return submit(dir, tasks, request, script, job, cluster);
 }
 
@@ -229,7 +229,9 @@ LaunchResult SlurmExecutor::launch_array(const TaskDir& dir, std::vector<Claimed
   const std::string script =
     slurm_array_script(request, script_elements, dir.path(), caller_umask());
   std::string cluster;
-  const auto failed = prepare(dir, request, cluster);
+  SbatchJob job{
+    slurm_array_job_name(elements.front().id, request.record.name), slurm_array_argument(spec), {}};
+  const auto failed = prepare(dir, request, job, cluster);
   std::vector<NewTask> tasks;
   for (std::size_t i = 0; i < elements.size(); ++i) {
     TaskRecord record = request.record;
@@ -241,8 +243,6 @@ LaunchResult SlurmExecutor::launch_array(const TaskDir& dir, std::vector<Claimed
     record_unsubmitted(dir, tasks, TaskState::failed, *failed);
     return {};
   }
-  const SbatchJob job{slurm_array_job_name(tasks.front().record.id, request.record.name),
-                      slurm_array_argument(spec)};
   return submit(dir, tasks, request, script, job, cluster);
 }
 

@@ -81,10 +81,10 @@ private:
 
   // Checks the controller answers (learning its cluster, into `cluster`),
   // marks the record as a Slurm task and judges its --after dependencies
-  // (request.slurm.after_jobs). Returns why the task must fail without being
+  // (job.after_jobs). Returns why the task must fail without being
   // submitted (a dependency did not succeed), if it must. Throws
   // Error(failure) if the controller does not answer.
-  std::optional<std::string> prepare(const TaskDir& dir, LaunchRequest& request,
+  std::optional<std::string> prepare(const TaskDir& dir, LaunchRequest& request, SbatchJob& job,
                                      std::string& cluster);
 
   // Creates the tasks' output files, runs sbatch with `script` and records

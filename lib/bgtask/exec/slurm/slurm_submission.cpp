@@ -241,19 +241,20 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   const auto& record = request.record;
   const std::string output = slurm_file_pattern(output_path);
   std::vector<std::string> args{"sbatch", "--export=ALL", "--chdir=" + record.cwd};
-  if (request.slurm.time_limit) {
-    args.push_back("--time=" + *request.slurm.time_limit);
+  const auto& options = record.options;
+  if (options.slurm_time) {
+    args.push_back("--time=" + *options.slurm_time);
   } else if (request.timeout) {
     args.push_back("--time=" + slurm_time_limit(*request.timeout));
   }
-  if (request.slurm.partition) {
-    args.push_back("--partition=" + *request.slurm.partition);
+  if (options.partition) {
+    args.push_back("--partition=" + *options.partition);
   }
-  if (const auto memory = record.options.limits.memory_max) {
+  if (const auto memory = options.limits.memory_max) {
     args.push_back("--mem=" + slurm_memory(*memory));
   }
-  if (!request.slurm.after_jobs.empty()) {
-    args.push_back("--dependency=afterok:" + join_colon(request.slurm.after_jobs));
+  if (!job.after_jobs.empty()) {
+    args.push_back("--dependency=afterok:" + join_colon(job.after_jobs));
     args.push_back("--kill-on-invalid-dep=yes");
   }
   if (job.array) {
@@ -267,7 +268,7 @@ std::vector<std::string> sbatch_arguments(const LaunchRequest& request,
   args.push_back("--open-mode=append");
   // Last: an option left without its value (`--slurm-arg=--comment`) makes
   // sbatch refuse the job instead of taking one of bgtask's options as it.
-  for (auto& arg : user_arguments(request.slurm.args, record.env_names)) {
+  for (auto& arg : user_arguments(options.slurm_args, record.env_names)) {
     args.push_back(std::move(arg));
   }
   return args;

@@ -44,8 +44,9 @@ std::string slurm_batch_script(const LaunchRequest& request, std::string_view di
 // What one submission is, beyond the request.
 struct SbatchJob
 {
-  std::string job_name;             // empty: slurm_job_name of the request's record
-  std::optional<std::string> array; // --array=SPEC, for `start --array`
+  std::string job_name;                // empty: slurm_job_name of the request's record
+  std::optional<std::string> array;    // --array=SPEC, for `start --array`
+  std::vector<std::string> after_jobs; // job ids of the unfinished --after tasks (afterok)
 };
 
 // One element of a job array: its index, its task and that task's output file.
