@@ -18,7 +18,7 @@ commands=$("$BGTASK" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print 
 [ -n "$commands" ] || fail "no commands in bgtask --help"
 # options CMD: the long options `bgtask CMD --help` lists.
 options() {
-  "$BGTASK" "$1" --help | grep -oE '^ +(-[a-zA-Z] \[ )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'
+  "$BGTASK" "$1" --help | grep -oE '^  (-[a-zA-Z], )?--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'
 }
 
 # contains WORD LIST...: true if WORD is one of LIST.

@@ -1,6 +1,7 @@
 #include <bgtask/cli/command.hpp>
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/completion.hpp>
+#include <bgtask/cli/option_help.hpp>
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/core/task_state.hpp>
 #include <bgtask/store/queue_settings.hpp>
@@ -144,7 +145,7 @@ CommandSpec describe(const Command& command)
       o.short_name = display;
     }
     o.takes_value = option->semantic()->max_tokens() > 0;
-    o.description = one_line(option->description());
+    o.description = one_line(option_summary(*option));
     spec.options.push_back(std::move(o));
   }
   return spec;

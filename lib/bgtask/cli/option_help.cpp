@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::size_t k_line = 80;
 constexpr std::size_t k_max_name_column = 30;
+constexpr std::size_t k_details_indent = 6;
 
 // The placeholder of each option that takes a value, by long name.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 27> k_placeholders{{
@@ -106,6 +107,19 @@ std::string value_placeholder(const po::option_description& option)
   return upper;
 }
 
+std::string_view option_summary(const po::option_description& option)
+{
+  const std::string_view text = option.description();
+  return text.substr(0, text.find('\n'));
+}
+
+std::string_view option_details(const po::option_description& option)
+{
+  const std::string_view text = option.description();
+  const auto newline = text.find('\n');
+  return newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
+}
+
 std::string format_option_help(const po::options_description& options)
 {
   std::size_t width = 0;
@@ -120,7 +134,12 @@ std::string format_option_help(const po::options_description& options)
     } else {
       line.append(width - line.size(), ' ');
     }
-    out += line + "  " + wrapped(option->description(), width + 2) + "\n";
+    out += line + "  " + wrapped(std::string(option_summary(*option)), width + 2) + "\n";
+    const std::string_view details = option_details(*option);
+    if (!details.empty()) {
+      const std::size_t indent = k_details_indent;
+      out += std::string(indent, ' ') + wrapped(std::string(details), indent) + "\n";
+    }
   }
   return out;
 }

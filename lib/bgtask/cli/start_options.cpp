@@ -148,11 +148,18 @@ std::optional<RetryPolicy> retry_of(const po::variables_map& vm)
 
 void add_env_options(po::options_description& options)
 {
-  options.add_options()("env", po::value<std::vector<std::string>>()->composing(),
-                        "set K=V in the command's environment, or NAME to pass on its current "
-                        "value (repeatable; values are never stored)")(
+  options.add_options()(
+    "env", po::value<std::vector<std::string>>()->composing(),
+    "set K=V in the command's environment, or NAME to pass on its current value (repeatable)\n"
+    "A bare NAME that is not set is an error. Values are never stored: the record keeps the "
+    "names. A `PATH` set this way is the one the command is looked up in. `start` hides each "
+    "V in its own command line (and so in the supervisor's) as soon as it runs; a value that "
+    "no other user may see even for that moment belongs in the environment (`--env NAME`) or "
+    "in a file (`--env-file`).")(
     "env-file", po::value<std::string>()->value_name("FILE"),
-    "set the K=V lines of FILE (blank and # lines skipped; --env wins)");
+    "set the K=V lines of FILE (blank and # lines skipped; --env wins)\n"
+    "The value is the rest of the line, verbatim. A file larger than 1 MiB, or with a NUL "
+    "byte, is refused (exit 2).");
 }
 
 std::vector<std::string> env_from_options(const po::variables_map& vm)
@@ -189,49 +196,106 @@ void add_array_option(po::options_description& options)
 {
   options.add_options()(
     "array", po::value<std::string>()->value_name("SPEC"),
-    "slurm: one job array, a task per index (1-1000%50, 0-15:4, 1,3,7; BGTASK_ARRAY_INDEX)");
+    "slurm: one job array, a task per index (1-1000%50, 0-15:4, 1,3,7; BGTASK_ARRAY_INDEX)\n"
+    "Slurm only (exit 2 otherwise, and with `--dedupe`). Each task has its own record and "
+    "output file, with `BGTASK_ARRAY_INDEX` and `SLURM_ARRAY_TASK_ID` set to its index. SPEC "
+    "is sbatch's: `1-1000`, `0-15:4` (every 4th), `1,3,7`, with `%N` to run at most N at "
+    "once; at most 10000 elements. `start` prints the IDs one per line, in index order. The "
+    "whole array is named by its `--name` (`list --name`, `wait --name`, `cancel "
+    "--name`) or by those IDs; each element is a task of its own for `status`, `output`, "
+    "`wait`, `cancel` and `rerun` (which submits that index again). An element cancelled "
+    "while pending is recorded `cancelled` from the request, as Slurm keeps no record of it.");
 }
 
 void add_start_options(po::options_description& options)
 {
-  options.add_options()("name", po::value<std::string>(),
-                        "a name to show in list and to filter by")(
-    "cwd", po::value<std::string>(), "directory to run the command in (default: the current one)");
+  options.add_options()(
+    "name", po::value<std::string>(),
+    "a name to show in list and to filter by (at most 256 bytes)\n"
+    "A Slurm task's job is named `N-bgtask-ID` (else `bgtask-ID`), so that `squeue` shows "
+    "both; in the job name, bytes of N other than ASCII letters, digits and `._+-` become `_` "
+    "and N is cut to 64 bytes.")("cwd", po::value<std::string>(),
+                                 "directory to run the command in (default: the current one)");
   add_env_options(options);
-  const std::string grace_help = "time between TERM and KILL when stopping (default " +
+  const std::string grace_help = "time between TERM and KILL whenever the task is stopped "
+                                 "(default " +
                                  std::to_string(k_default_grace.count() / 1000) + "s)";
-  options.add_options()("timeout", po::value<std::string>(),
-                        "stop the command after DUR (state timed_out)")(
+  options.add_options()(
+    "timeout", po::value<std::string>(),
+    "stop the command after DUR (state timed_out)\n"
+    "TERM goes to its process group and every descendant, KILL after the grace period.")(
     "grace", po::value<std::string>(), grace_help.c_str())(
     "max-output", po::value<std::string>()->value_name("SIZE"),
-    "keep the first and the last SIZE/2 bytes of output (e.g. 10M; `none`; default\n"
-    "$BGTASK_MAX_OUTPUT, else 64M)")(
+    "keep the first and the last SIZE/2 bytes of output (e.g. 10M; `none`; default "
+    "$BGTASK_MAX_OUTPUT, else 64M)\n"
+    "What lies between is deallocated (a hole punched in `ID.output`) while the command runs, "
+    "so the command is never blocked or stopped for its output, and offsets in the file stay "
+    "those of the output stream. The record tells how many bytes were dropped "
+    "(`output.dropped_bytes`) and where (`output.dropped_at`). On a file system that cannot "
+    "punch holes, only the first SIZE bytes are kept.")(
     "executor", po::value<std::string>()->value_name("NAME"),
-    "where to run: local (default, or $BGTASK_EXECUTOR) or slurm (a batch job)")(
+    "where to run: local (default, or $BGTASK_EXECUTOR) or slurm (a batch job)\n"
+    "A `slurm` task is submitted with `sbatch`; its record follows the job.")(
     "partition", po::value<std::string>()->value_name("P"), "slurm: the partition to submit to")(
     "slurm-time", po::value<std::string>()->value_name("T"),
     "slurm: the job's time limit as sbatch --time takes it (default: --timeout, in whole minutes)")(
     "slurm-arg", po::value<std::vector<std::string>>()->composing()->value_name("ARG"),
-    "slurm: an sbatch argument, passed verbatim (repeatable)")(
+    "slurm: an sbatch argument, passed verbatim (repeatable)\n"
+    "For example `--slurm-arg=--mem=8G`, `--slurm-arg=--cpus-per-task=4`, "
+    "`--slurm-arg=--gres=gpu:1`. Options bgtask sets itself are refused with exit 2, and so is "
+    "every prefix sbatch would take for them: `--output`, `--error`, `--open-mode`, "
+    "`--job-name`, `--parsable`, `--array`, `--wait`, `--wrap`, `--clusters` (and with "
+    "`--after` also `--dependency` and `--kill-on-invalid-dep`). An `--export=LIST` gets the "
+    "`--env` names added, so their values reach the job; `--export=NONE` with `--env` is "
+    "refused, and so are `--mem`, `--mem-per-cpu` and `--mem-per-gpu` with `--memory-max`.")(
     "queue", po::value<std::string>()->value_name("Q"),
-    "wait in queue Q for a free slot, first come, first served")(
+    "wait in queue Q for a free slot, first come, first served\n"
+    "The task is `queued` meanwhile. Queue names are 1 to 64 characters of `A-Z`, `a-z`, "
+    "`0-9`, `_` and `-`, not starting with `-`.")(
     "slots", po::value<std::string>()->value_name("N"),
     "with --queue: set the queue's slot count to N (stored; default 1)")(
     "after", po::value<std::vector<std::string>>()->composing()->value_name("ID[,ID...]"),
-    "start only once these tasks succeeded; fail without running if one did not")(
-    "dedupe", "if an identical task is queued or running, print its ID instead of starting")(
-    "max-running", po::value<std::string>()->value_name("N"),
-    "refuse (exit 69) if N tasks of the directory already run (default $BGTASK_MAX_RUNNING)")(
+    "start only once these tasks succeeded; fail without running if one did not (repeatable)\n"
+    "For a Slurm task every dependency must be a Slurm task of the same cluster (else exit "
+    "2): the job is submitted with `--dependency=afterok:JOBS --kill-on-invalid-dep=yes`.")(
+    "dedupe",
+    "if an identical task is queued or running, print its ID instead of starting\n"
+    "Nothing is printed on stderr then (cron mails what a job writes there). Identical means "
+    "the same command (argv, or the shell string), working directory, `--env` entries (with "
+    "their values) and timeout; names, queues and the other options do not count. Works where "
+    "`renameat2(RENAME_NOREPLACE)` is refused (NFS, FUSE): the key is then put in place with "
+    "`link(2)`. A key that can be neither read nor made fails the start (exit 1) with the "
+    "system error.")("max-running", po::value<std::string>()->value_name("N"),
+                     "refuse (exit 69) if N tasks of the directory already run (default "
+                     "$BGTASK_MAX_RUNNING, else no limit)")(
     "retry", po::value<std::string>()->value_name("N"),
-    "run a failed command again, up to N more times, in the same task (BGTASK_ATTEMPT)")(
+    "run a failed command again, up to N more times, in the same task (BGTASK_ATTEMPT)\n"
+    "Same ID, output appended. The record keeps every attempt in `attempts` (number, start "
+    "and finish time, exit code or signal, outcome); the command sees its attempt number in "
+    "`BGTASK_ATTEMPT`. `--timeout` applies to each attempt; `cancel` ends the task and stops "
+    "the retrying, also during the wait between attempts. The task's state is that of its "
+    "last attempt. If the supervisor dies between attempts, the task becomes `lost` with the "
+    "attempts so far and a reason saying so. Local executor only.")(
     "retry-delay", po::value<std::string>()->value_name("DUR"),
-    "with --retry: wait DUR before each new attempt (default 0s)")(
+    "with --retry: wait DUR before each new attempt (default 0s)\n"
+    "The record's `retry_at` says when the next one starts.")(
     "retry-on", po::value<std::string>()->value_name("CODES|timed_out"),
-    "with --retry: retry only these exit codes and/or timed_out (default: any failure)")(
+    "with --retry: retry only these exit codes and/or timed_out (default: any failure)\n"
+    "CODES are comma-separated, 1 to 255. The default retries any non-zero exit or signal, "
+    "but not a timeout.")(
     "memory-max", po::value<std::string>()->value_name("SIZE"),
-    "limit the task's whole tree to SIZE of memory (its own cgroup; ends `oom` past it)")(
-    "pids-max", po::value<std::string>()->value_name("N"),
-    "limit the task's whole tree to N processes and threads (its own cgroup)")(
+    "limit the task's whole tree to SIZE of memory (its own cgroup; ends `oom` past it)\n"
+    "At least 1M. The supervisor creates the cgroup before the command starts and removes it "
+    "when the task ends (killing what the command left in it): cgroup v2 where its root "
+    "offers the controllers, else the v1 hierarchies (`/sys/fs/cgroup/memory/bgtask/ID` and "
+    "so on). A task the limit's OOM killer ends is `failed` with `reason` `oom` and, where the "
+    "kernel reports it, `memory_peak`. Where no writable cgroup offers the controller, "
+    "`start` exits 78 without starting anything. rlimits are no substitute: they bound each "
+    "process, not the tree. With `--executor slurm` it becomes `sbatch --mem` in whole MiB, "
+    "rounded up, which the cluster enforces (`--pids-max` and `--cpu-max` are refused "
+    "there).")("pids-max", po::value<std::string>()->value_name("N"),
+               "limit the task's whole tree to N processes and threads (its own cgroup)\n"
+               "A fork past it fails with EAGAIN, and the record gets a `pids_limit` event.")(
     "cpu-max", po::value<std::string>()->value_name("CPUS"),
     "limit the task's whole tree to CPUS processors' worth of time, e.g. 0.5 (its own cgroup)")(
     "on-exit", po::value<std::string>()->value_name("STRING"),

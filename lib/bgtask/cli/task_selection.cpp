@@ -44,7 +44,10 @@ void add_selection_options(po::options_description& options)
   options.add_options()("name", po::value<std::string>()->value_name("N"),
                         "also the newest task named N (a whole array for --array)")(
     "all-named", po::value<std::string>()->value_name("N"), "also every task named N")(
-    "queue", po::value<std::string>()->value_name("Q"), "also every task of queue Q");
+    "queue", po::value<std::string>()->value_name("Q"),
+    "also every task of queue Q\n"
+    "Those in the directory when the command starts, finished ones included; an empty "
+    "selection is an error (exit 2).");
 }
 
 bool selects_by_record(const po::variables_map& vm)

@@ -33,9 +33,10 @@ po::options_description cancel_options()
 {
   po::options_description options;
   options.add_options()("grace", po::value<std::string>(),
-                        "time between TERM and KILL (default: the task's --grace)")(
+                        "time between TERM and KILL (default: the task's --grace, else 5s)")(
     "json", "print a JSON array of the final records")("quiet,q", "print nothing on success")(
-    "all", "every queued or running task of the directory (none is not an error)");
+    "all", "every queued or running task of the directory (none is not an error)\n"
+           "What a script runs when its session ends.");
   add_selection_options(options);
   return options;
 }

@@ -235,14 +235,20 @@ void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles
 po::options_description cleanup_options()
 {
   po::options_description options;
-  options.add_options()("older-than", po::value<std::string>(),
-                        "only tasks that finished more than DUR ago (default 7d)")(
-    "state", po::value<std::string>(), "only tasks in these final states (comma-separated)")(
+  options.add_options()(
+    "older-than", po::value<std::string>(),
+    "only tasks that finished more than DUR ago (default 7d, unless --max-bytes or IDs are "
+    "given)")("state", po::value<std::string>(),
+              "only tasks in these final states (comma-separated)")(
     "keep", po::value<std::string>(), "spare the N most recently finished tasks")(
     "max-bytes", po::value<std::string>()->value_name("SIZE"),
     "remove the oldest finished tasks until finished tasks' files take at most SIZE (e.g. 500M); "
-    "no default age filter then")("dry-run", "show what would be removed, remove nothing")(
-    "json", "print a JSON summary")("quiet,q", "print nothing on success");
+    "no default age filter then\n"
+    "Their blocks count, as `du(1)` counts them: the hole that `--max-output` punches in an "
+    "output costs nothing.")("dry-run", "show what would be removed, remove nothing\n"
+                                        "Each as `would remove ID STATE`.")(
+    "json", "print a JSON summary: {matched, removed, skipped_running, bytes_freed, dry_run}")(
+    "quiet,q", "print nothing on success");
   return options;
 }
 

@@ -201,15 +201,20 @@ po::options_description list_options()
 {
   po::options_description options;
   options.add_options()("state", po::value<std::string>(),
-                        "only tasks in these states (comma-separated; `corrupt` too)")(
+                        "only tasks in these states (comma-separated; `corrupt` too; see STATES)")(
     "name", po::value<std::string>(), "only tasks with this name")(
     "queue", po::value<std::string>()->value_name("Q"), "only tasks of queue Q")(
     "limit", po::value<std::string>(), "only the N newest of the tasks that match")(
     "format", po::value<std::string>(),
     "table (default), json (an array) or jsonl (a record per line)")(
     "json", "print a JSON array of records (same as --format json)")(
-    "wide", "also show each task's directory and full command")(
-    "summary", "print only the count of tasks per state, on one line (JSON with --json)");
+    "wide", "also show each task's directory and full command\n"
+            "NAME is then `-` for unnamed tasks. Nothing is cut to fit the terminal.")(
+    "summary", "print only the count of tasks per state, on one line (JSON with --json)\n"
+               "For example `queued=0 running=2 succeeded=5 failed=1 cancelled=0 timed_out=0 "
+               "lost=0 corrupt=0 paused=0 total=8` (`paused` counts running tasks that are "
+               "paused). The filters apply; `--limit` and `--format jsonl` do not go with it. A "
+               "cron job can decide from it whether to start more work.");
   return options;
 }
 

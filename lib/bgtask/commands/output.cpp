@@ -308,22 +308,49 @@ std::vector<std::string> output_tasks(const TaskDir& dir, const po::variables_ma
 po::options_description output_options()
 {
   po::options_description options;
-  options.add_options()("follow,f", "keep printing new output until the task ends")(
+  options.add_options()("follow,f", "keep printing new output until the task ends\n"
+                                    "Then exits as `wait` would.")(
     "tail", po::value<std::string>(),
-    "start with the last N lines only (with --json: a slice of them)")(
-    "raw", "pass bytes through unchanged, even to a terminal")(
+    "start with the last N lines only (with --json: a slice of them)\n"
+    "With `--json`: one slice of them, at most `--max-bytes` (the slice then starts that far "
+    "before the end), with a cursor that reads on.")(
+    "raw", "pass bytes through unchanged, even to a terminal\n"
+           "With `--json`: keep control characters in the text (JSON-escaped).")(
     "since", po::value<std::string>()->value_name("CURSOR"),
-    "print only what was written after CURSOR")(
+    "print only what was written after CURSOR\n"
+    "CURSOR is one printed by an earlier `--since` or `--json`. Cursors are opaque, belong to "
+    "one task and stay valid across restarts; a malformed cursor, or one of another task, "
+    "exits 2. Without `--json`, the next cursor is printed on stderr as `bgtask: cursor C` "
+    "(followed by `(complete)` once the task is finished and everything is read).")(
     "max-bytes", po::value<std::string>()->value_name("N"),
-    "with --since/--json: at most N bytes (default 65536); with --grep: N bytes of lines")(
-    "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON")(
+    "with --since/--json: at most N bytes (default 65536); with --grep: N bytes of lines\n"
+    "At most 16777216. A read stops before a UTF-8 character, an escape sequence or a `\\r` "
+    "that is not complete yet, unless the task has finished.")(
+    "json", "print {text, cursor, complete, dropped_bytes, ...} as JSON\n"
+            "One object: the task's `id`, `state` and `exit_code`, `text` (valid UTF-8: invalid "
+            "bytes become U+FFFD, counted in `replaced_bytes`; escape sequences and control "
+            "characters other than `\\n` and `\\t` are removed, a bare `\\r` keeps only what "
+            "follows it on its line, counted in `removed_bytes`), `cursor` (to continue from), "
+            "`offset`, `next_offset`, `bytes` (read), `dropped_bytes` (skipped by "
+            "`--max-output` between the cursor and the text), `total_bytes` and `complete` (the "
+            "task is finished and everything has been read). Without `--since`, reads from the "
+            "start.")(
     "grep", po::value<std::string>()->value_name("REGEX"),
-    "only the lines that match REGEX (RE2 syntax), numbered, over all the kept output")(
+    "only the lines that match REGEX (RE2 syntax), numbered, over all the kept output\n"
+    "Each line's first 4 KiB or more is searched, and a line is shown up to its first 512 "
+    "bytes, numbered from 1 as `grep -n` prints them (`N:line`; context lines `N-line`, "
+    "groups apart `--`). One pass covers the kept output, head and tail: after the bytes "
+    "`--max-output` dropped (marked by its line), numbers count the kept lines only and "
+    "follow a `~`. A search that matches nothing prints nothing and exits 0. With `--json`: "
+    "`matches` (each with `line`, `cursor` (reads on from the start of the line), `text`, "
+    "`before` and `after`, and `after_gap` where it applies), `total_matches`, `truncated`, "
+    "`scanned_bytes`, `dropped_bytes` and the `cursor` where the search stopped.")(
     "context,C", po::value<std::string>()->value_name("N"),
     "with --grep: N lines around each match")("max-matches",
                                               po::value<std::string>()->value_name("N"),
                                               "with --grep: the first N matches (all are counted)")(
-    "name", po::value<std::string>()->value_name("N"), "the newest task named N")(
+    "name", po::value<std::string>()->value_name("N"),
+    "the newest task named N (for a Slurm --array, every element of it)")(
     "all-named", po::value<std::string>()->value_name("N"), "with --follow: every task named N")(
     "queue", po::value<std::string>()->value_name("Q"), "with --follow: every task of queue Q");
   return options;

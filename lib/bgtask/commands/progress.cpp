@@ -54,9 +54,9 @@ po::options_description progress_options()
 {
   po::options_description options;
   options.add_options()("percent", po::value<std::string>(), "percentage done, 0 to 100")(
-    "current", po::value<std::string>(), "units done so far")(
-    "total", po::value<std::string>(), "units in all")("message", po::value<std::string>(),
-                                                       "what the task is doing now");
+    "current", po::value<std::string>(), "units done so far")("total", po::value<std::string>(),
+                                                              "units in all")(
+    "message", po::value<std::string>(), "what the task is doing now (at most 1024 bytes)");
   return options;
 }
 

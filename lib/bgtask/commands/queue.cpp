@@ -77,8 +77,8 @@ po::options_description queue_options()
 {
   po::options_description options;
   options.add_options()("slots", po::value<std::string>()->value_name("N"),
-                        "let N of the queue's tasks run at once")("json",
-                                                                  "print a JSON array of queues");
+                        "let N of the queue's tasks run at once (0 pauses the queue)")(
+    "json", "print a JSON array of queues");
   return options;
 }
 

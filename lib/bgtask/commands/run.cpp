@@ -272,8 +272,10 @@ po::options_description run_options()
   options.add_options()(
     "detach-after", po::value<std::string>()->value_name("DUR"),
     "stop streaming and exit 3 if the task still runs after DUR (default: 30s at a terminal, "
-    "else never)")("escape",
-                   "show control characters of the output escaped, as `output` does on a terminal")(
+    "else never)\n"
+    "A terminal means stdin and stdout both are one; `$BGTASK_DETACH_AFTER` sets another "
+    "default. `never` follows the task until it ends.")(
+    "escape", "show control characters of the output escaped, as `output` does on a terminal")(
     "raw", "pass output bytes through unchanged (the default)");
   add_start_options(options);
   return options;

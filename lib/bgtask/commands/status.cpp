@@ -70,7 +70,7 @@ po::options_description status_options()
   po::options_description options;
   options.add_options()("json", "print a JSON array of records")(
     "tail", po::value<std::string>(),
-    "show the last N lines of output (default 10; with --json: as output_tail)");
+    "show the last N lines of output (default 10; 0 for none; with --json: as output_tail)");
   add_selection_options(options);
   return options;
 }

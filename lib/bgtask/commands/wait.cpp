@@ -91,16 +91,35 @@ po::options_description wait_options()
 {
   po::options_description options;
   options.add_options()("timeout", po::value<std::string>(),
-                        "give up after DUR and exit 4 (the tasks run on)")(
+                        "give up after DUR and exit 4 (the tasks run on)\n"
+                        "Ctrl-C (SIGINT), SIGTERM and SIGHUP end the wait with exit 5; the "
+                        "tasks keep running too.")(
     "any", "return as soon as one of the tasks has finished")(
     "json", "print a JSON array of the records")("quiet,q",
                                                  "print no line per task; the exit status tells")(
     "until-output", po::value<std::string>()->value_name("REGEX"),
-    "return (0) once a line of output matches REGEX; 6 if the task ends first")(
+    "return (0) once a line of output matches REGEX; 6 if the task ends first\n"
+    "One task only (a single ID). RE2 syntax, searched anywhere in the line, with escape "
+    "sequences removed as in `output --json`; lines already written count, a line that arrives "
+    "in several writes is matched once it is complete, and a last line without a newline "
+    "counts once the task has finished. Matching takes time linear in the line (no "
+    "back-references or lookaround; a pattern of more than 2000 instructions compiled is "
+    "refused with exit 2). A long line is matched in windows that overlap by half (256 KiB "
+    "for most patterns, down to 4 KiB for the largest): a match of up to half a window is "
+    "found anywhere in a line of any length, its tail (the last state of a `\\r` progress "
+    "bar) included. Prints the line (with `--json`: `{id, state, exit_code, end, line, "
+    "cursor, quiet_s}`, where `cursor` is the output cursor just after the line); the task "
+    "runs on.")(
     "until-port", po::value<std::string>()->value_name("PORT"),
-    "return (0) once a process of the task listens on TCP PORT; 6 if it ends first")(
+    "return (0) once a process of the task listens on TCP PORT; 6 if it ends first\n"
+    "A process of the task is one carrying its `BGTASK_ID`, its command, or a descendant of "
+    "its supervisor; the socket, IPv4 or IPv6, is found through `/proc/net/tcp` and "
+    "`/proc/net/tcp6`, checked on every wake-up and at least every second.")(
     "idle", po::value<std::string>()->value_name("DUR"),
-    "return (7) once the running task has printed nothing for DUR");
+    "return (7) once the running task has printed nothing for DUR; 6 if it ends first\n"
+    "Counted from the output file's modification time, so a task that was already quiet "
+    "returns at once. Combines with `--until-output` or `--until-port` (whichever comes "
+    "first: ready or stuck).");
   add_selection_options(options);
   return options;
 }
