@@ -1,11 +1,18 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/start_options.hpp>
 #include <bgtask/commands/commands.hpp>
+#include <bgtask/exec/group_start.hpp>
 #include <bgtask/exec/start_plan.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/decimal_count.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/split.hpp>
+#include <bgtask/util/unique_fd.hpp>
 
+#include <cerrno>
+#include <fcntl.h>
 #include <iostream>
 
 namespace bgtask {
@@ -16,13 +23,97 @@ po::options_description start_options()
   add_start_options(options);
   add_array_option(options);
   options.add_options()("quiet,q",
-                        "print no ID (a cron line that prints nothing is mailed nothing)");
+                        "print no ID (a cron line that prints nothing is mailed nothing)")(
+    "each-line", po::value<std::string>()->value_name("FILE|-"),
+    "a task per line of FILE (- : stdin): {} in the command's words is the line, "
+    "and BGTASK_ITEM too")("resume", po::value<std::string>()->value_name("N"),
+                           "with --each-line: skip the first N lines (where a start that "
+                           "failed said to go on)");
   return options;
 }
+
+namespace {
+
+// The most bytes --each-line reads.
+constexpr std::size_t k_max_each_line_bytes = 256 * 1024 * 1024;
+
+// The lines of FILE (or stdin for `-`), each a task: every line, an empty
+// one too, but for the end of the last one. Throws Error(usage).
+std::vector<std::string> read_item_lines(const std::string& source)
+{
+  UniqueFd file;
+  int fd = 0;
+  if (source != "-") {
+    file = UniqueFd(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file) {
+      throw_system("--each-line: cannot open " + source, errno);
+    }
+    fd = file.get();
+  }
+  std::string text;
+  if (const int err = read_all(fd, text, k_max_each_line_bytes); err != 0) {
+    throw_system("--each-line: cannot read " + source, err);
+  }
+  std::vector<std::string> lines;
+  for (const auto part : split(text, '\n', EmptyParts::keep)) {
+    lines.emplace_back(part);
+  }
+  if (!lines.empty() && lines.back().empty()) {
+    lines.pop_back();
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find('\0') != std::string::npos) {
+      throw_usage("--each-line: line " + std::to_string(i + 1) +
+                  " holds a NUL byte, which no command line can carry");
+    }
+  }
+  return lines;
+}
+
+int run_start_each_line(const GlobalOptions& global, const CommandArgs& args,
+                        const std::string& source)
+{
+  const auto& vm = args.options;
+  if (vm.count("array") != 0) {
+    throw_usage("--each-line and --array cannot be used together");
+  }
+  StartPlan plan = plan_start(parse_start_options(vm, args.command));
+  std::size_t resume = 0;
+  if (auto text = optional_value<std::string>(vm, "resume")) {
+    resume = value_or_usage(parse_count(*text, "--resume"));
+  }
+  const auto lines = read_item_lines(source);
+  std::vector<GroupItem> items;
+  for (std::size_t i = resume; i < lines.size(); ++i) {
+    items.push_back(GroupItem{lines[i], {"BGTASK_ITEM=" + lines[i]}});
+  }
+  const TaskDir dir = open_task_dir(global);
+  const bool quiet = vm.count("quiet") != 0;
+  start_group(dir, std::move(plan), items, resume, [&](const std::vector<std::string>& ids) {
+    if (!quiet) {
+      for (const auto& id : ids) {
+        std::cout << id << '\n';
+      }
+    }
+    std::cout.flush();
+  });
+  if (!std::cout) {
+    throw Error(ExitCode::failure, "tasks started, but their IDs could not be written");
+  }
+  return 0;
+}
+
+} // namespace
 
 int run_start(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
+  if (auto source = optional_value<std::string>(vm, "each-line")) {
+    return run_start_each_line(global, args, *source);
+  }
+  if (vm.count("resume") != 0) {
+    throw_usage("--resume needs --each-line");
+  }
   StartPlan plan = plan_start(parse_start_options(vm, args.command));
   const TaskDir dir = open_task_dir(global);
   const StartResult result = start_task(dir, std::move(plan));

@@ -178,6 +178,20 @@ void park_tasks(const TaskDir& dir, const std::vector<ParkedEntry>& entries,
   }
 }
 
+void park_task_unsynced(const TaskDir& dir, const ParkedEntry& entry, const LaunchContext& context)
+{
+  const UniqueFd folder = open_folder(dir, true);
+  const auto name = entry.file_name();
+  UniqueFd fd =
+    open_at(folder.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int err = fd ? write_all(fd.get(), encode_launch_context(context)) : errno;
+  if (err != 0 || ::close(fd.release()) != 0) {
+    const int error = err != 0 ? err : errno;
+    ::unlinkat(folder.get(), name.c_str(), 0);
+    throw_system("cannot record queued task " + entry.id + " in " + dir.file_path(k_folder), error);
+  }
+}
+
 std::vector<ParkedEntry> scan_parked_tasks(const TaskDir& dir)
 {
   std::vector<ParkedEntry> entries;

@@ -42,6 +42,11 @@ struct LaunchContext
 void park_tasks(const TaskDir& dir, const std::vector<ParkedEntry>& entries,
                 const LaunchContext& context);
 
+// Writes one task's file with no sync at all, for a group start whose one
+// syncfs makes it durable with the records (create_records). Throws
+// Error(failure).
+void park_task_unsynced(const TaskDir& dir, const ParkedEntry& entry, const LaunchContext& context);
+
 // The parked tasks' files, sorted by ID; empty at once where the folder is
 // missing (one failed open: what every invocation pays when nothing waits).
 std::vector<ParkedEntry> scan_parked_tasks(const TaskDir& dir);

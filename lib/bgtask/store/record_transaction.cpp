@@ -1,3 +1,4 @@
+#include <bgtask/core/record_json.hpp>
 #include <bgtask/store/list_cache.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
@@ -5,6 +6,12 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/unique_fd.hpp>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace bgtask {
 
@@ -80,6 +87,57 @@ void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
                                      " was removed meanwhile");
   }
   save_record(dir, record);
+}
+
+namespace {
+
+int sync_file_system(const TaskDir& dir)
+{
+  return ::syncfs(dir.fd()) == 0 ? 0 : errno;
+}
+
+} // namespace
+
+void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
+{
+  std::vector<std::string> temps;
+  const auto remove_temps = [&](std::size_t from) {
+    for (std::size_t i = from; i < temps.size(); ++i) {
+      ::unlinkat(dir.fd(), temps[i].c_str(), 0);
+    }
+  };
+  for (const auto& item : batch) {
+    TaskRecord& record = *item.record;
+    ++record.generation;
+    temps.push_back(temp_file_name(status_file_name(record.id)));
+    UniqueFd fd = open_at(dir.fd(), temps.back().c_str(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    const int err = fd ? write_all(fd.get(), encode_record(record)) : errno;
+    if (err != 0 || ::close(fd.release()) != 0) {
+      remove_temps(0);
+      throw_system("cannot write the record of task " + record.id, err != 0 ? err : errno);
+    }
+  }
+  if (const int err = sync_file_system(dir); err != 0) {
+    remove_temps(0);
+    throw_system("cannot make the records of " + std::to_string(batch.size()) + " tasks durable",
+                 err);
+  }
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    TaskLock& lock = *batch[i].lock;
+    const std::string& id = batch[i].record->id;
+    UpdateLockGuard guard(lock);
+    if (!lock.is_linked(dir, id) ||
+        ::renameat(dir.fd(), temps[i].c_str(), dir.fd(), status_file_name(id).c_str()) != 0) {
+      const int err = errno;
+      remove_temps(i);
+      throw_system("cannot write the record of task " + id, err);
+    }
+  }
+  if (const int err = sync_file_system(dir); err != 0) {
+    throw_system("cannot make the records of " + std::to_string(batch.size()) + " tasks durable",
+                 err);
+  }
 }
 
 } // namespace bgtask

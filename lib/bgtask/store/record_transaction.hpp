@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bgtask {
 
@@ -60,5 +61,22 @@ bool update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
 // lock file was taken away meanwhile (`cleanup` judged it an orphan) or the
 // save fails.
 void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record);
+
+// One first record of a group start, with its task's owned lock.
+struct NewRecord
+{
+  TaskLock* lock;
+  TaskRecord* record;
+};
+
+// Writes the first records of many tasks with one sync for all of them:
+// each record to a temp, then syncfs(2) (the temps, and whatever else the
+// caller wrote in the directory unsynced, such as the tasks' other files),
+// then each rename under its update lock while its `ID.lock` names it,
+// then syncfs again. Durable on return; a crash before leaves no torn
+// record, only temps. Throws Error(failure) naming the first task whose
+// record could not be written; the records renamed before it exist but may
+// not be durable.
+void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch);
 
 } // namespace bgtask
