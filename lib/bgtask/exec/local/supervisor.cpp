@@ -13,7 +13,7 @@
 // the CLI's image after a fork: nothing may unwind out of it, so the phases
 // run under one last-resort catch that records the reason and exits.
 
-#include <bgtask/exec/local/attempts.hpp>
+#include <bgtask/exec/local/attempt_runner.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_capture.hpp>
 #include <bgtask/exec/local/output_trimmer.hpp>
@@ -206,9 +206,9 @@ void prepare(SupervisorRun& run)
   OutputKeeper* keeper = run.trimmer   ? static_cast<OutputKeeper*>(&*run.trimmer)
                          : run.capture ? static_cast<OutputKeeper*>(&*run.capture)
                                        : nullptr;
-  Attempts attempts(run.dir, plan, run.signal_fd.get(), keeper,
-                    run.capture ? &*run.capture : nullptr, std::move(run.capture_input),
-                    [&](const std::string& line) { run.report(line); });
+  AttemptRunner attempts(run.dir, plan, run.signal_fd.get(), keeper,
+                         run.capture ? &*run.capture : nullptr, std::move(run.capture_input),
+                         [&](const std::string& line) { run.report(line); });
   // Not a structured binding: the lambda below uses both (clang 14 cannot
   // capture bindings).
   const auto outcome = attempts.run();

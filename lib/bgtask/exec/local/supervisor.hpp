@@ -17,10 +17,10 @@ class TaskDir;
 // (test_seams.hpp), BGTASK_TEST_STOP_SUPERVISOR makes it stop itself with
 // SIGSTOP right after setsid, so a tracer can attach to it alone.
 //
-// The phases are here; one attempt of the command is run by Attempts
-// (attempts.hpp) and watched by Supervision (supervision.hpp), which stops
-// its tree through SupervisedTree (stop_tree.hpp); the records it writes
-// are supervisor_records.hpp's.
+// The phases are here; the command's attempts are run by AttemptRunner
+// (attempt_runner.hpp), each watched by AttemptWatch (attempt_watch.hpp),
+// which stops its tree through SupervisedTree (stop_tree.hpp); the records
+// it writes are supervisor_records.hpp's.
 [[noreturn]] void run_supervisor(const TaskDir& dir, SupervisorPlan plan);
 
 } // namespace bgtask

@@ -21,11 +21,11 @@ class TaskDir;
 
 // Runs the command once, or (with --retry) until an attempt needs no retry
 // (retry_policy.hpp): each attempt is forked, named in the record, released
-// and watched (supervision.hpp); between attempts the record says when the
+// and watched (attempt_watch.hpp); between attempts the record says when the
 // next one starts, and a cancel ends the wait. An attempt that cannot start
 // ends the task (and the supervisor) here: the first one by reporting to
 // `start`, a later one with a final record.
-class Attempts
+class AttemptRunner
 {
 public:
   // Sends `start` its answer ("CODE\nMESSAGE"); only the first one counts.
@@ -34,8 +34,8 @@ public:
   // `capture`: the output bound, or null; `pipe_capture` (with
   // `capture_input`, the first attempt's end of its pipe) where the output
   // goes through a pipe, else null.
-  Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputKeeper* capture,
-           OutputCapture* pipe_capture, UniqueFd capture_input, Report report);
+  AttemptRunner(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputKeeper* capture,
+                OutputCapture* pipe_capture, UniqueFd capture_input, Report report);
 
   // The wait status of the last attempt and why it was stopped.
   std::pair<int, Stopping> run();

@@ -1,5 +1,5 @@
+#include <bgtask/exec/local/attempt_watch.hpp>
 #include <bgtask/exec/local/pause_safety.hpp>
-#include <bgtask/exec/local/supervision.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -33,8 +33,9 @@ constexpr Milliseconds k_pause_retry{20};
 
 } // namespace
 
-Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-                         OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim)
+AttemptWatch::AttemptWatch(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
+                           OutputKeeper* capture, std::function<bool()> output_held,
+                           TrimMemory trim)
   : m_dir(dir),
     m_plan(plan),
     m_child(child),
@@ -55,14 +56,14 @@ Supervision::Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, 
 }
 
 // Reading a record leaves freed heap behind: it goes back a moment later.
-void Supervision::trim_later()
+void AttemptWatch::trim_later()
 {
   if (!m_trim_at) {
     m_trim_at = steady_now() + k_trim_delay;
   }
 }
 
-int Supervision::run()
+int AttemptWatch::run()
 {
   if (m_plan.request.timeout) {
     m_timeout_at = Clock::now() + *m_plan.request.timeout;
@@ -122,14 +123,14 @@ int Supervision::run()
 // still belong to the task. Not once the tree was KILLed: what is left of it
 // then is killed until none is left (kill_remaining_descendants), and a
 // holder elsewhere (given the descriptor) cannot be stopped by us.
-bool Supervision::still_held()
+bool AttemptWatch::still_held()
 {
   return !m_tree.killed() && m_output_held && m_output_held();
 }
 
 // One poll for signals and output work until `next`; the command's wait
 // status once it has exited.
-std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point> next)
+std::optional<int> AttemptWatch::wait_for_events(std::optional<Clock::time_point> next)
 {
   const auto now = steady_now();
   if (m_keeper_due && now >= *m_keeper_due) {
@@ -160,14 +161,14 @@ std::optional<int> Supervision::wait_for_events(std::optional<Clock::time_point>
 }
 
 // The output bound's work, and when it is next due on its timer.
-void Supervision::drain_keeper(Clock::time_point now)
+void AttemptWatch::drain_keeper(Clock::time_point now)
 {
   m_capture->drain();
   const auto look = m_capture->next_look();
   m_keeper_due = look ? std::optional(now + *look) : std::nullopt;
 }
 
-std::optional<int> Supervision::handle_signals()
+std::optional<int> AttemptWatch::handle_signals()
 {
   signalfd_siginfo info{};
   std::optional<int> child_status;
@@ -194,7 +195,7 @@ std::optional<int> Supervision::handle_signals()
 // A task whose directory or record was deleted under it can no longer be
 // seen, waited for or cancelled: stop it as a cancel would (no retry
 // follows), and the final record, with nowhere to go, is not written.
-void Supervision::stop_if_removed(Clock::time_point now)
+void AttemptWatch::stop_if_removed(Clock::time_point now)
 {
   if (m_tree.stopping() == Stopping::no && m_removal.removed(now)) {
     m_tree.begin_stop(Stopping::cancel, m_plan.request.grace);
@@ -204,7 +205,7 @@ void Supervision::stop_if_removed(Clock::time_point now)
 // True if the record, changed since the last look, holds a cancel request:
 // `cancel` writes it before it signals, and a `cancel` that cannot signal
 // (another pid namespace) relies on this.
-bool Supervision::cancel_requested_in_record()
+bool AttemptWatch::cancel_requested_in_record()
 {
   struct stat st
   {
@@ -221,7 +222,7 @@ bool Supervision::cancel_requested_in_record()
 }
 
 // The grace the record's cancel request asks for, else the task's own.
-Milliseconds Supervision::requested_grace()
+Milliseconds AttemptWatch::requested_grace()
 {
   const auto loaded = load_record(m_dir, m_plan.request.record.id);
   if (loaded.status == LoadStatus::ok && loaded.record.cancel_request) {
@@ -233,7 +234,7 @@ Milliseconds Supervision::requested_grace()
 // `pause` or `resume` changed the record's pause request: stop or continue
 // the whole tree, move the timeout by the time spent paused, and record the
 // new state (the command waits for it).
-void Supervision::follow_pause_request()
+void AttemptWatch::follow_pause_request()
 {
   trim_later();
   const auto loaded = load_record(m_dir, m_plan.request.record.id);
@@ -273,7 +274,7 @@ void Supervision::follow_pause_request()
 // command runs): it would hold it until resumed, and every writer of that
 // record (this supervisor too) or every `start --dedupe` would wait for it.
 // Then the tree is continued at once, and false: try again a moment later.
-bool Supervision::pause_without_held_locks()
+bool AttemptWatch::pause_without_held_locks()
 {
   m_tree.freeze(true);
   if (m_tree.settled(k_pause_settle) && !holds_directory_lock(m_tree.processes(), m_dir)) {

@@ -1,8 +1,8 @@
-#include <bgtask/exec/local/attempts.hpp>
+#include <bgtask/exec/local/attempt_runner.hpp>
+#include <bgtask/exec/local/attempt_watch.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
 #include <bgtask/exec/local/output_holders.hpp>
 #include <bgtask/exec/local/queue_handoff.hpp>
-#include <bgtask/exec/local/supervision.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/exec/local/task_processes.hpp>
 #include <bgtask/proc/process_info.hpp>
@@ -46,8 +46,9 @@ AttemptResult attempt_result(int status, Stopping stopping)
 
 } // namespace
 
-Attempts::Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputKeeper* capture,
-                   OutputCapture* pipe_capture, UniqueFd capture_input, Report report)
+AttemptRunner::AttemptRunner(const TaskDir& dir, SupervisorPlan& plan, int signal_fd,
+                             OutputKeeper* capture, OutputCapture* pipe_capture,
+                             UniqueFd capture_input, Report report)
   : m_dir(dir),
     m_plan(plan),
     m_signal_fd(signal_fd),
@@ -58,7 +59,7 @@ Attempts::Attempts(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, Outp
 {
 }
 
-std::pair<int, Stopping> Attempts::run()
+std::pair<int, Stopping> AttemptRunner::run()
 {
   const auto& policy = m_plan.request.record.options.retry;
   for (m_number = 1;; ++m_number) {
@@ -79,7 +80,7 @@ std::pair<int, Stopping> Attempts::run()
   }
 }
 
-void Attempts::apply_last(TaskRecord& record) const
+void AttemptRunner::apply_last(TaskRecord& record) const
 {
   record.retry_at.reset();
   end_pause(record);
@@ -93,7 +94,7 @@ void Attempts::apply_last(TaskRecord& record) const
 // process holds it any more); the supervisor closes it once the command
 // is forked. Else invalid: the command opens its own description of
 // ID.output (output_holders.hpp).
-UniqueFd Attempts::attempt_output()
+UniqueFd AttemptRunner::attempt_output()
 {
   if (!m_pipe_capture) {
     return UniqueFd();
@@ -109,7 +110,7 @@ UniqueFd Attempts::attempt_output()
 }
 
 // Whether a process still holds this attempt's output (see attempt_output).
-std::function<bool()> Attempts::output_held_probe() const
+std::function<bool()> AttemptRunner::output_held_probe() const
 {
   if (m_pipe_capture) {
     return [capture = m_pipe_capture] { return capture->fd() >= 0; };
@@ -117,7 +118,7 @@ std::function<bool()> Attempts::output_held_probe() const
   return [output = m_plan.output.get()] { return output_held_elsewhere(output); };
 }
 
-void Attempts::fail_before_running(const std::string& reason, int code)
+void AttemptRunner::fail_before_running(const std::string& reason, int code)
 {
   if (m_plan.cgroup) {
     m_plan.cgroup->remove();
@@ -143,7 +144,7 @@ void Attempts::fail_before_running(const std::string& reason, int code)
 
 // Names the forked command in the record: the first record of the task,
 // or the start of a further attempt.
-void Attempts::record_start(pid_t child)
+void AttemptRunner::record_start(pid_t child)
 {
   TaskRecord& record = m_plan.request.record;
   const ChildIdentity identity{child, child,
@@ -185,7 +186,7 @@ void Attempts::record_start(pid_t child)
 }
 
 // An exec that failed ends the task as failed (126 or 127), without retries.
-void Attempts::finish_exec_failure(const PendingCommand::Failure& failure)
+void AttemptRunner::finish_exec_failure(const PendingCommand::Failure& failure)
 {
   const int code = failure.exit_code;
   const auto& reason = failure.reason;
@@ -209,7 +210,7 @@ void Attempts::finish_exec_failure(const PendingCommand::Failure& failure)
   ::_exit(0);
 }
 
-int Attempts::run_one()
+int AttemptRunner::run_one()
 {
   // argv and environment are built before the fork.
   UniqueFd output = attempt_output();
@@ -251,27 +252,26 @@ int Attempts::run_one()
   }
   command->release();
   // What the CLI left behind goes once the command has run a moment.
-  Supervision supervision(
-    m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
-    m_number == 1 ? Supervision::TrimMemory::soon : Supervision::TrimMemory::no);
-  const int status = supervision.run();
+  AttemptWatch watch(m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
+                     m_number == 1 ? AttemptWatch::TrimMemory::soon : AttemptWatch::TrimMemory::no);
+  const int status = watch.run();
   if (const auto failure = command->exec_failure(m_plan.request)) {
     finish_exec_failure(*failure);
   }
   if (m_number == 1) {
     m_report(""); // the exec succeeded: nothing to add
   }
-  m_stopping = supervision.stopping();
+  m_stopping = watch.stopping();
   return status;
 }
 
-Attempt Attempts::finished_attempt(const AttemptResult& result) const
+Attempt AttemptRunner::finished_attempt(const AttemptResult& result) const
 {
   return Attempt{m_number,         m_started_at,  now(),
                  result.exit_code, result.signal, std::string(attempt_end_name(result.end))};
 }
 
-void Attempts::record_attempt_and_schedule(const AttemptResult& result)
+void AttemptRunner::record_attempt_and_schedule(const AttemptResult& result)
 {
   const Milliseconds delay = from_seconds(m_plan.request.record.options.retry->delay_s);
   m_retry_at = SteadyClock::now() + delay;
@@ -287,7 +287,7 @@ void Attempts::record_attempt_and_schedule(const AttemptResult& result)
 }
 
 // Sleeps until the next attempt is due; false if a cancel came first.
-bool Attempts::wait_before_retry()
+bool AttemptRunner::wait_before_retry()
 {
   for (;;) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(m_retry_at - SteadyClock::now());

@@ -21,7 +21,7 @@ class TaskDir;
 // timeout, pause and resume (SIGUSR1), the removal of the task and the work
 // of the output bound. A cancel, a timeout or a removal stops the tree
 // (stop_tree.hpp); the timeout's clock stands still while it is paused.
-class Supervision
+class AttemptWatch
 {
 public:
   using Clock = std::chrono::steady_clock;
@@ -36,8 +36,8 @@ public:
   // supervisor's signalfd; `capture`: the output bound, or null;
   // `output_held` tells whether a process still holds the command's output
   // (output_holders.hpp).
-  Supervision(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
-              OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim);
+  AttemptWatch(const TaskDir& dir, SupervisorPlan& plan, pid_t child, int signal_fd,
+               OutputKeeper* capture, std::function<bool()> output_held, TrimMemory trim);
 
   // Runs until the command has exited and no process holds its output any
   // more; returns the command's wait status. A stopped tree's leftovers are
