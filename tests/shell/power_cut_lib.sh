@@ -223,9 +223,8 @@ pc_check() {
       ok=1
     fi
   done
-  # `list` takes finished tasks and the directory's listing from its cache
-  # (.cache/list), which may have outlived the cut: twice (the first may
-  # write the cache), it must show what the records say.
+  # `list`, twice (the first reconciles what the cut left unfinished), must
+  # show what the records say.
   local listed recorded
   for _ in 1 2; do
     listed=$("$BGTASK" --dir "$dir" list 2>/dev/null | awk 'NR > 1 { print $1, $2 }' | sort)

@@ -4,7 +4,6 @@
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/exec/executors.hpp>
-#include <bgtask/store/list_cache.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -119,43 +118,25 @@ struct Unfinished
   TaskRecord record;
 };
 
-// Reads the records of `files` (read_records_in_parallel), taking the finished
-// ones from `cache` where it has them. Final and corrupt records are shown
-// at once, so a big directory is never held in memory whole: `shown[i]` is
-// set for each one the filter takes. Returns the unfinished records in ID
-// order (their slots in `shown` stay empty), and in `added` the cache lines
-// of the finished records that were read from their files.
+// Reads the records of `ids` (read_records_in_parallel). Final and corrupt
+// records are shown at once, so a big directory is never held in memory
+// whole: `shown[i]` is set for each one the filter takes. Returns the
+// unfinished records in ID order (their slots in `shown` stay empty).
 template <typename Show>
-std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<RecordFile>& files,
-                                     const ListCache* cache, const Filter& filter, const Show& show,
-                                     std::vector<std::optional<Shown>>& shown,
-                                     std::vector<std::string>& added)
+std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::string>& ids,
+                                     const Filter& filter, const Show& show,
+                                     std::vector<std::optional<Shown>>& shown)
 {
-  shown.assign(files.size(), std::nullopt);
-  const std::size_t readers = record_reader_count(files.size());
-  std::vector<std::vector<Unfinished>> unfinished(readers);
-  std::vector<std::vector<std::string>> fresh(readers);
-  read_records_in_parallel(files.size(), [&](std::size_t reader, std::size_t i) {
-    LoadedRecord entry;
-    if (auto cached = cache != nullptr ? cache->find(files[i]) : std::nullopt) {
-      entry.id = files[i].id;
-      entry.status = LoadStatus::ok;
-      entry.record = std::move(*cached);
-    } else {
-      entry = load_record(dir, files[i].id);
-      if (cache != nullptr && entry.status == LoadStatus::ok && is_final(entry.record.state)) {
-        fresh[reader].push_back(ListCache::entry(files[i].ino, entry.record));
-      }
-    }
+  shown.assign(ids.size(), std::nullopt);
+  std::vector<std::vector<Unfinished>> unfinished(record_reader_count(ids.size()));
+  read_records_in_parallel(ids.size(), [&](std::size_t reader, std::size_t i) {
+    LoadedRecord entry = load_record(dir, ids[i]);
     if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
       unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
     } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
       shown[i] = show(entry);
     }
   });
-  for (auto& part : fresh) {
-    std::move(part.begin(), part.end(), std::back_inserter(added));
-  }
   std::vector<Unfinished> all;
   for (auto& part : unfinished) {
     std::move(part.begin(), part.end(), std::back_inserter(all));
@@ -257,15 +238,8 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
     return shown;
   };
 
-  // The cache holds only what the table and the summary show.
-  const auto cache = format == ListFormat::table || summary
-                       ? std::optional<ListCache>(ListCache::load(dir))
-                       : std::nullopt;
-  const auto listing = cache ? cache->record_files(dir) : RecordListing{scan_record_files(dir), {}};
   std::vector<std::optional<Shown>> shown;
-  std::vector<std::string> added;
-  auto unfinished =
-    read_records(dir, listing.files, cache ? &*cache : nullptr, filter, show, shown, added);
+  auto unfinished = read_records(dir, scan_task_ids(dir), filter, show, shown);
   // Unfinished records are reconciled in one batch, so that Slurm's
   // controller is asked once, not once per task.
   std::vector<TaskRecord> records;
@@ -274,9 +248,6 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
     records.push_back(std::move(u.record));
   }
   reconcile_records(dir, records);
-  if (cache) {
-    cache->save(dir, listing, added); // last: the records' own writes come first
-  }
   for (std::size_t i = 0; i < records.size(); ++i) {
     LoadedRecord entry;
     entry.id = records[i].id;

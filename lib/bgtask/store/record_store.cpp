@@ -90,27 +90,17 @@ void save_record(const TaskDir& dir, TaskRecord& record)
   replace_file_atomically(dir, status_file_name(record.id), encode_record(record));
 }
 
-std::vector<RecordFile> scan_record_files(const TaskDir& dir)
+std::vector<std::string> scan_task_ids(const TaskDir& dir)
 {
   DirStream stream = dir.entries();
-  std::vector<RecordFile> files;
+  std::vector<std::string> ids;
   while (const dirent* entry = stream.next()) {
     auto file = parse_task_file_name(entry->d_name);
     if (file && file->kind == TaskFileKind::status) {
-      files.push_back(RecordFile{std::move(file->id), entry->d_ino});
+      ids.push_back(std::move(file->id));
     }
   }
-  std::sort(files.begin(), files.end(),
-            [](const RecordFile& a, const RecordFile& b) { return a.id < b.id; });
-  return files;
-}
-
-std::vector<std::string> scan_task_ids(const TaskDir& dir)
-{
-  std::vector<std::string> ids;
-  for (auto& file : scan_record_files(dir)) {
-    ids.push_back(std::move(file.id));
-  }
+  std::sort(ids.begin(), ids.end());
   return ids;
 }
 

@@ -6,7 +6,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 #include <vector>
 
 namespace bgtask {
@@ -40,20 +39,8 @@ void save_record(const TaskDir& dir, TaskRecord& record);
 // start leaves nothing behind. Errors are ignored.
 void remove_unrecorded_task_files(const TaskDir& dir, std::string_view id);
 
-// One record file found by a directory scan: the task's ID and the inode
-// number of its `ID.status.json` (dirent's d_ino; 0 where the file system
-// gives none).
-struct RecordFile
-{
-  std::string id;
-  ino_t ino = 0;
-};
-
 // The IDs of all records in the directory, oldest first.
 std::vector<std::string> scan_task_ids(const TaskDir& dir);
-
-// scan_task_ids with the inode number of each record file.
-std::vector<RecordFile> scan_record_files(const TaskDir& dir);
 
 // Which records a scan keeps.
 using RecordFilter = std::function<bool(const TaskRecord&)>;

@@ -1,5 +1,4 @@
 #include <bgtask/core/record_json.hpp>
-#include <bgtask/store/list_cache.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -34,7 +33,6 @@ RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view 
     result.reason = std::move(loaded.reason);
     return result;
   }
-  const bool was_final = loaded.status == LoadStatus::ok && is_final(loaded.record.state);
   if (loaded.status == LoadStatus::ok) {
     result.record = std::move(loaded.record);
   } else {
@@ -45,9 +43,6 @@ RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view 
     return result;
   }
   save_record(dir, result.record);
-  if (was_final) {
-    forget_list_cache(dir); // its entry for this task names the replaced file
-  }
   result.status = UpdateStatus::saved;
   return result;
 }
