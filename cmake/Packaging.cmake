@@ -3,22 +3,28 @@
 # makes a Debian package of what `cmake --install` installs.
 include(GNUInstallDirs)
 
+# The man page: docs/bgtask.1.scd with each command's options filled in
+# from the command table (apps/bgtask-man-page), turned into roff by scdoc.
 # Debian wants man pages compressed; gzip -n keeps the result reproducible.
-set(BGTASK_MAN_SOURCE ${PROJECT_SOURCE_DIR}/docs/bgtask.1)
-find_program(BGTASK_GZIP gzip)
-if(BGTASK_GZIP)
-  set(BGTASK_MAN_PAGE ${PROJECT_BINARY_DIR}/man/bgtask.1.gz)
-  add_custom_command(OUTPUT ${BGTASK_MAN_PAGE}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/man
-    COMMAND ${CMAKE_COMMAND} -E copy ${BGTASK_MAN_SOURCE} ${PROJECT_BINARY_DIR}/man/bgtask.1
-    COMMAND ${BGTASK_GZIP} -9 -n -f ${PROJECT_BINARY_DIR}/man/bgtask.1
-    DEPENDS ${BGTASK_MAN_SOURCE}
-    COMMENT "Compressing the man page"
-    VERBATIM)
-  add_custom_target(bgtask_man_page ALL DEPENDS ${BGTASK_MAN_PAGE})
-else()
-  set(BGTASK_MAN_PAGE ${BGTASK_MAN_SOURCE})
+find_program(BGTASK_SCDOC scdoc)
+if(NOT BGTASK_SCDOC)
+  message(FATAL_ERROR "scdoc is needed to build the man page: scripts/deps.sh build installs it")
 endif()
+find_program(BGTASK_GZIP gzip REQUIRED)
+set(BGTASK_MAN_SOURCE ${PROJECT_SOURCE_DIR}/docs/bgtask.1.scd)
+set(BGTASK_MAN_DIR ${PROJECT_BINARY_DIR}/man)
+set(BGTASK_MAN_PAGE ${BGTASK_MAN_DIR}/bgtask.1.gz)
+add_custom_command(OUTPUT ${BGTASK_MAN_DIR}/bgtask.1 ${BGTASK_MAN_PAGE}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${BGTASK_MAN_DIR}
+  COMMAND bgtask_man_page ${BGTASK_MAN_SOURCE} ${BGTASK_MAN_DIR}/bgtask.1.scd
+  COMMAND sh -c "\"$1\" <\"$2\" >\"$3\"" sh ${BGTASK_SCDOC} ${BGTASK_MAN_DIR}/bgtask.1.scd
+    ${BGTASK_MAN_DIR}/bgtask.1
+  COMMAND sh -c "\"$1\" -9 -n -c \"$2\" >\"$3\"" sh ${BGTASK_GZIP} ${BGTASK_MAN_DIR}/bgtask.1
+    ${BGTASK_MAN_PAGE}
+  DEPENDS ${BGTASK_MAN_SOURCE} bgtask_man_page
+  COMMENT "Generating the man page"
+  VERBATIM)
+add_custom_target(bgtask_man_page_files ALL DEPENDS ${BGTASK_MAN_PAGE})
 install(FILES ${BGTASK_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 # Where Debian's shells look under /usr. zsh looks in share/zsh/site-functions

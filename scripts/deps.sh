@@ -12,7 +12,8 @@
 set -euo pipefail
 
 build_packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
-  libboost-program-options1.81-dev libhowardhinnant-date-dev libsodium-dev libre2-dev)
+  libboost-program-options1.81-dev libhowardhinnant-date-dev libsodium-dev libre2-dev
+  scdoc) # scdoc: the man page, from docs/bgtask.1.scd
 # What each test drives, by the package that has it on Debian 12.
 test_packages=(
   libgtest-dev             # tests/unit, tests/e2e

@@ -17,6 +17,7 @@ for binary in "$BGTASK_BUILD_DIR"/tests/bgtask_*_tests; do
   if [ -e "$binary" ] && [ "$binary" -ot "$oldest" ]; then oldest=$binary; fi
 done
 stale=$(find "$ROOT/lib" "$ROOT/apps" "$ROOT/tests/unit" "$ROOT/tests/e2e" "$ROOT/cmake" "$ROOT/CMakeLists.txt" \
+  "$ROOT/docs/bgtask.1.scd" \
   -type f -newer "$oldest" -print -quit)
 [ -z "$stale" ] || skip "the build is older than $stale; build it first"
 
@@ -58,8 +59,8 @@ root="$WORK/root"
 dpkg -x "$deb" "$root"
 [ "$("$root/usr/bin/bgtask" --version)" = "bgtask $version" ] || fail "the packaged binary does not run"
 BGTASK_DIR="$D" "$root/usr/bin/bgtask" list >/dev/null || fail "the packaged binary cannot list"
-zcat "$root/usr/share/man/man1/bgtask.1.gz" | cmp -s - "$ROOT/docs/bgtask.1" ||
-  fail "the packaged man page differs from docs/bgtask.1"
+zcat "$root/usr/share/man/man1/bgtask.1.gz" | cmp -s - "$BGTASK_BUILD_DIR/man/bgtask.1" ||
+  fail "the packaged man page differs from the one the build made"
 bash -n "$root/usr/share/bash-completion/completions/bgtask" || fail "the packaged bash completion"
 for doc in "$ROOT"/docs/*.md "$ROOT/docs/record.schema.json"; do
   cmp -s "$doc" "$root/usr/share/doc/bgtask/docs/${doc##*/}" || fail "the package lacks docs/${doc##*/} or differs"

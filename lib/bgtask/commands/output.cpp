@@ -312,10 +312,10 @@ po::options_description output_options()
                                     "Then exits as `wait` would.")(
     "tail", po::value<std::string>(),
     "start with the last N lines only (with --json: a slice of them)\n"
-    "With `--json`: one slice of them, at most `--max-bytes` (the slice then starts that far "
-    "before the end), with a cursor that reads on.")(
-    "raw", "pass bytes through unchanged, even to a terminal\n"
-           "With `--json`: keep control characters in the text (JSON-escaped).")(
+    "The slice is at most `--max-bytes` (it then starts that far before the end), with a "
+    "cursor that reads on.")("raw",
+                             "pass bytes through unchanged, even to a terminal\n"
+                             "With `--json`: keep control characters in the text (JSON-escaped).")(
     "since", po::value<std::string>()->value_name("CURSOR"),
     "print only what was written after CURSOR\n"
     "CURSOR is one printed by an earlier `--since` or `--json`. Cursors are opaque, belong to "

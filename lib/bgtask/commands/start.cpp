@@ -26,9 +26,16 @@ po::options_description start_options()
                         "print no ID (a cron line that prints nothing is mailed nothing)")(
     "each-line", po::value<std::string>()->value_name("FILE|-"),
     "a task per line of FILE (- : stdin): {} in the command's words is the line, "
-    "and BGTASK_ITEM too")("resume", po::value<std::string>()->value_name("N"),
-                           "with --each-line: skip the first N lines (where a start that "
-                           "failed said to go on)");
+    "and BGTASK_ITEM too\n"
+    "An empty line is a task too. `{}` is never replaced inside a `-c` string, and never "
+    "through a shell. The tasks share the other options (`--name` included: act on them with "
+    "`wait --all-named`, `cancel --all-named`). With `--queue` or `--after`, their records are "
+    "made durable 1,024 at a time with one sync, and each group's IDs are printed, in input "
+    "order, once it is durable. A start that fails half-way exits 1 and says how many tasks "
+    "started and where to go on (`--resume N`).")(
+    "resume", po::value<std::string>()->value_name("N"),
+    "with --each-line: skip the first N lines (where a start that "
+    "failed said to go on)");
   return options;
 }
 

@@ -50,8 +50,7 @@ LaunchRequest request_for(const LaunchRequest& shared, const GroupItem& item)
   return request;
 }
 
-LaunchContext context_for(const std::vector<std::string>& environment,
-                          const LaunchRequest& request)
+LaunchContext context_for(const std::vector<std::string>& environment, const LaunchRequest& request)
 {
   return LaunchContext{caller_umask(), environment, request.env_additions};
 }
@@ -129,7 +128,8 @@ void start_group(const TaskDir& dir, StartPlan plan, const std::vector<GroupItem
   if (plan.slots) {
     save_queue_settings(dir, *request.record.queue, *plan.slots);
   }
-  const bool parks = request.record.executor == k_local_executor && must_wait_for_turn(request.record);
+  const bool parks =
+    request.record.executor == k_local_executor && must_wait_for_turn(request.record);
   std::size_t done = 0;
   try {
     while (done < items.size()) {
@@ -149,10 +149,10 @@ void start_group(const TaskDir& dir, StartPlan plan, const std::vector<GroupItem
     }
   } catch (const Error& e) {
     const std::size_t resume = first_index + done;
-    throw Error(ExitCode::failure,
-                std::string(e.what()) + "; " + std::to_string(done) + " of " +
-                  std::to_string(items.size()) + " tasks were started (their IDs are printed)" +
-                  "; go on with --resume " + std::to_string(resume));
+    throw Error(ExitCode::failure, std::string(e.what()) + "; " + std::to_string(done) + " of " +
+                                     std::to_string(items.size()) +
+                                     " tasks were started (their IDs are printed)" +
+                                     "; go on with --resume " + std::to_string(resume));
   }
 }
 

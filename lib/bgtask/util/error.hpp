@@ -9,7 +9,7 @@
 namespace bgtask {
 
 // The process exit codes bgtask documents: the one table of them (README
-// and docs/bgtask.1, "Exit codes"; tests/shell/test_man_page.sh checks the
+// and docs/bgtask.1.scd, "EXIT STATUS"; tests/shell/test_man_page.sh checks the
 // page names each). Codes of a task's own exit status (0-255, 128 + signal)
 // are passed through as plain ints. The waiter's own outcomes (3-9) say
 // that the tasks still run (8: that one is gone); 4-9 belong to `wait`.
