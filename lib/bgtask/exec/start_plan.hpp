@@ -13,7 +13,7 @@
 namespace bgtask {
 
 // The output bound of a task started without --max-output and
-// $BGTASK_MAX_OUTPUT (docs/commands.md, "--max-output").
+// $BGTASK_MAX_OUTPUT (`start --help`, "--max-output").
 inline constexpr std::uint64_t k_default_max_output = 64 * 1024 * 1024;
 
 // The grammar of --max-output and $BGTASK_MAX_OUTPUT: a size, or `none`
