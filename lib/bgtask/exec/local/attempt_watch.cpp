@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace bgtask {
@@ -30,6 +31,20 @@ constexpr Milliseconds k_trim_delay{50};
 // tries again after it found one of bgtask's own processes holding a lock.
 constexpr Milliseconds k_pause_settle{200};
 constexpr Milliseconds k_pause_retry{20};
+
+// How long a pause lets the lock holders it found run on, alone, to release
+// their locks before it continues the whole tree and tries again later.
+constexpr Milliseconds k_holder_patience{300};
+
+// Waits (polling every millisecond) until none of `holders` holds a lock of
+// `dir`, or until `give_up`.
+void wait_for_release(const std::vector<int>& holders, const TaskDir& dir,
+                      std::chrono::steady_clock::time_point give_up)
+{
+  while (!directory_lock_holders(holders, dir).empty() && steady_now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
 
 } // namespace
 
@@ -269,16 +284,29 @@ void AttemptWatch::follow_pause_request()
   });
 }
 
-// Stops the tree, unless that would stop one of bgtask's own processes
-// while it holds a lock of the directory (a `progress`, a `start` the
-// command runs): it would hold it until resumed, and every writer of that
-// record (this supervisor too) or every `start --dedupe` would wait for it.
-// Then the tree is continued at once, and false: try again a moment later.
+// Stops the tree, but never one of bgtask's own processes while it holds a
+// lock of the directory (a `progress`, a `start` the command runs): it would
+// hold it until resumed, and every writer of that record (this supervisor
+// too) or every `start --dedupe` would wait for it. Such holders run on
+// alone until they released it, then are stopped again; where that cannot
+// be done in time (or a cgroup freezes the tree whole) the tree is continued,
+// and false: try again a moment later.
 bool AttemptWatch::pause_without_held_locks()
 {
-  m_tree.freeze(true);
-  if (m_tree.settled(k_pause_settle) && !holds_directory_lock(m_tree.processes(), m_dir)) {
-    return true;
+  const auto give_up = steady_now() + k_holder_patience;
+  for (;;) {
+    m_tree.freeze(true);
+    if (!m_tree.settled(k_pause_settle)) {
+      break;
+    }
+    const auto holders = directory_lock_holders(m_tree.processes(), m_dir);
+    if (holders.empty()) {
+      return true;
+    }
+    if (steady_now() >= give_up || !m_tree.continue_only(holders)) {
+      break;
+    }
+    wait_for_release(holders, m_dir, give_up);
   }
   m_tree.freeze(false);
   return false;

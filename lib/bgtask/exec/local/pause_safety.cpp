@@ -19,8 +19,9 @@ bool same_file(const struct stat& a, const struct stat& b)
 
 } // namespace
 
-bool holds_directory_lock(const std::vector<int>& pids, const TaskDir& dir)
+std::vector<int> directory_lock_holders(const std::vector<int>& pids, const TaskDir& dir)
 {
+  std::vector<int> holders;
   struct stat top
   {
   };
@@ -28,7 +29,7 @@ bool holds_directory_lock(const std::vector<int>& pids, const TaskDir& dir)
   {
   };
   if (::fstat(dir.fd(), &top) != 0) {
-    return false;
+    return holders;
   }
   const bool has_cache = ::fstatat(dir.fd(), ".cache", &cache, AT_SYMLINK_NOFOLLOW) == 0;
   for (const int pid : pids) {
@@ -45,11 +46,12 @@ bool holds_directory_lock(const std::vector<int>& pids, const TaskDir& dir)
       // A command's hold on its own `ID.output` is no lock anyone waits for.
       if ((same_file(parent, top) && lock.path.ends_with(".lock")) ||
           (has_cache && same_file(parent, cache))) {
-        return true;
+        holders.push_back(pid);
+        break;
       }
     }
   }
-  return false;
+  return holders;
 }
 
 } // namespace bgtask

@@ -69,16 +69,36 @@ void SupervisedTree::freeze(bool frozen)
 {
   if (frozen) {
     m_frozen_by_cgroup = m_cgroup != nullptr && m_cgroup->set_frozen(true);
-    if (!m_frozen_by_cgroup) {
-      signal(SIGSTOP);
-      signal(SIGSTOP);
+    for (int round = 0; round < 2 && !m_frozen_by_cgroup; ++round) {
+      const auto pids = processes();
+      signal_processes(m_reaped ? 0 : m_leader, pids, SIGSTOP);
+      m_stopped.insert(m_stopped.end(), pids.begin(), pids.end());
     }
   } else if (m_frozen_by_cgroup) {
     m_cgroup->set_frozen(false);
   } else {
-    signal(SIGCONT);
+    auto pids = processes();
+    pids.insert(pids.end(), m_stopped.begin(), m_stopped.end());
+    std::sort(pids.begin(), pids.end());
+    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+    signal_processes(m_reaped ? 0 : m_leader, pids, SIGCONT);
+    m_stopped.clear();
   }
   m_frozen = frozen;
+}
+
+bool SupervisedTree::continue_only(const std::vector<int>& pids)
+{
+  if (!m_frozen || m_frozen_by_cgroup) {
+    return false;
+  }
+  auto all = pids;
+  for (const int pid : pids) {
+    const auto below = find_descendants(pid);
+    all.insert(all.end(), below.begin(), below.end());
+  }
+  signal_processes(0, all, SIGCONT);
+  return true;
 }
 
 void SupervisedTree::begin_stop(Stopping why, Milliseconds grace)

@@ -55,9 +55,17 @@ public:
 
   // Stops (`frozen`) or continues the tree: through the cgroup's freezer
   // where it has one, else with SIGSTOP (twice: a process forking during the
-  // first round has a child that escaped it) or SIGCONT.
+  // first round has a child that escaped it) or SIGCONT, which also reaches
+  // every process stopped since, though it may have left the tree meanwhile
+  // (a new task's supervisor, once its record names it).
   void freeze(bool frozen);
   bool frozen() const { return m_frozen; }
+
+  // While the tree is stopped with SIGSTOP, continues only `pids` (processes
+  // of the tree) and their descendants; freeze(true) stops them again. False,
+  // and nothing sent, when the tree is frozen by its cgroup, whose members
+  // thaw together.
+  bool continue_only(const std::vector<int>& pids);
 
   // After freeze(true): true once every process is stopped (or gone), so
   // that what it holds now it holds until continued. Looks for up to
@@ -91,6 +99,7 @@ private:
   bool m_reaped = false;
   bool m_frozen = false;
   bool m_frozen_by_cgroup = false;
+  std::vector<int> m_stopped; // every pid sent SIGSTOP since the tree was last continued
   bool m_killed = false;
   Stopping m_stopping = Stopping::no;
   std::optional<Clock::time_point> m_kill_at;
