@@ -4,6 +4,8 @@
 #include <bgtask/core/cleanup_selection.hpp>
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/store/dir_lock.hpp>
+#include <bgtask/store/event_log.hpp>
+#include <bgtask/store/record_events.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -328,11 +330,22 @@ std::vector<TaskRecord> finished_records(const TaskDir& dir, const FileMap& file
 void remove_chosen(const TaskDir& dir, const FileMap& files,
                    const std::vector<const TaskRecord*>& chosen, bool listed, Summary& summary)
 {
+  std::vector<TaskRecord> records;
+  for (const auto* record : chosen) {
+    records.push_back(*record);
+  }
+  try {
+    append_missing_final_events(dir, records); // the log keeps every final state it was told
+  } catch (const Error& e) {
+    std::cerr << "bgtask: warning: " << e.what() << '\n';
+  }
   const auto freed = remove_tasks(dir, chosen);
+  std::vector<StreamEvent> cleaned;
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     if (!freed[i]) {
       continue;
     }
+    cleaned.push_back(cleaned_event(*chosen[i]));
     ++summary.removed;
     summary.bytes_freed += *freed[i];
     if (listed) {
@@ -341,6 +354,7 @@ void remove_chosen(const TaskDir& dir, const FileMap& files,
   }
   if (summary.removed > 0) {
     dir.sync(); // once for all removals, not once per task
+    log_events(dir, cleaned);
   }
   for (const auto& [id, task] : files) {
     if (!task.temps.empty() || (!task.status && (task.output || task.lock))) {
@@ -397,6 +411,11 @@ int run_cleanup(const GlobalOptions& global, const CommandArgs& args)
     }
   } else {
     remove_chosen(dir, files, chosen, request.listed, summary);
+    try {
+      trim_event_log(dir, now() - std::max(request.older_than, k_event_retention));
+    } catch (const Error& e) {
+      std::cerr << "bgtask: warning: " << e.what() << '\n';
+    }
   }
   if (request.json) {
     print_summary(summary, request.dry_run);

@@ -14,6 +14,9 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args);
 po::options_description cleanup_options();
 int run_cleanup(const GlobalOptions& global, const CommandArgs& args);
 
+po::options_description events_options();
+int run_events(const GlobalOptions& global, const CommandArgs& args);
+
 po::options_description list_options();
 int run_list(const GlobalOptions& global, const CommandArgs& args);
 

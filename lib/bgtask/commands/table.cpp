@@ -10,7 +10,7 @@ namespace bgtask {
 namespace {
 
 // Each command's options are declared next to its handler (commands/NAME.cpp).
-constexpr std::array<Command, 15> k_commands{{
+constexpr std::array<Command, 16> k_commands{{
   {.name = "__complete",
    .summary = "complete a command line for the shell completion scripts",
    .usage = "WORD...",
@@ -45,6 +45,21 @@ constexpr std::array<Command, 15> k_commands{{
    .options = cleanup_options,
    .operands = Operands::any_task_ids,
    .handler = run_cleanup},
+  {.name = "events",
+   .summary = "print the stream of task events; follow it, resume it from a cursor",
+   .usage = "[ID...] [--since CURSOR|now|-N] [--cursor-file FILE] [--follow [--until-idle]]\n"
+            "       [--name N] [--queue Q] [--type T[,T...]] [--timeout DUR]\n"
+            "       [--format jsonl|text|cloudevents]",
+   .help =
+     "Prints the task directory's events, one line each, oldest first: task.created, queued,\n"
+     "started, progress, paused, resumed, retrying, exited (every final state), lost, cleaned.\n"
+     "Each has a sequence number and a cursor; --since CURSOR or --cursor-file FILE goes on\n"
+     "after it. --follow then prints new events as they come; --until-idle ends once no\n"
+     "selected task can change (last line: queue.drained). A cursor older than the events\n"
+     "kept prints a stream.gap line and exits 10: list the tasks again, then go on.",
+   .options = events_options,
+   .operands = Operands::any_task_ids,
+   .handler = run_events},
   {.name = "list",
    .summary = "list tasks, oldest first",
    .usage =

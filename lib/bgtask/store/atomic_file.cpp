@@ -115,15 +115,25 @@ DirSyncBatch::DirSyncBatch(const TaskDir& dir)
 
 DirSyncBatch::~DirSyncBatch()
 {
-  if (m_pending) {
-    m_dir.sync();
+  if (!m_pending || m_dir.sync() == 0) {
+    run_after_sync();
   }
   t_batch = m_outer;
+}
+
+void DirSyncBatch::run_after_sync()
+{
+  auto actions = std::move(m_after_sync);
+  m_after_sync.clear();
+  for (const auto& action : actions) {
+    action();
+  }
 }
 
 void DirSyncBatch::finish()
 {
   if (!m_pending) {
+    run_after_sync();
     return;
   }
   m_pending = false;
@@ -132,8 +142,10 @@ void DirSyncBatch::finish()
     err = m_dir.sync();
   }
   if (err != 0) {
+    m_after_sync.clear();
     throw_system("cannot make the records in " + m_dir.path() + " durable (fsync directory)", err);
   }
+  run_after_sync();
 }
 
 bool DirSyncBatch::defer(const TaskDir& dir)
@@ -141,6 +153,17 @@ bool DirSyncBatch::defer(const TaskDir& dir)
   for (DirSyncBatch* batch = t_batch; batch != nullptr; batch = batch->m_outer) {
     if (batch->m_dir.fd() == dir.fd()) {
       batch->m_pending = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool DirSyncBatch::after_sync(const TaskDir& dir, std::function<void()> action)
+{
+  for (DirSyncBatch* batch = t_batch; batch != nullptr; batch = batch->m_outer) {
+    if (batch->m_dir.fd() == dir.fd()) {
+      batch->m_after_sync.push_back(std::move(action));
       return true;
     }
   }

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <string_view>
+#include <vector>
 
 namespace bgtask {
 
@@ -47,10 +49,18 @@ public:
   // if a batch of this thread covers `dir`.
   static bool defer(const TaskDir& dir);
 
+  // If a batch of this thread covers `dir`: true, and `action` runs once
+  // the batch's directory sync succeeded (never if it failed); it must not
+  // throw. Else false, and nothing is kept.
+  static bool after_sync(const TaskDir& dir, std::function<void()> action);
+
 private:
+  void run_after_sync();
+
   const TaskDir& m_dir;
   DirSyncBatch* m_outer;
   bool m_pending = false;
+  std::vector<std::function<void()>> m_after_sync;
 };
 
 } // namespace bgtask

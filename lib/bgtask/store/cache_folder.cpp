@@ -13,6 +13,20 @@ UniqueFd open_cache_folder(const TaskDir& dir, CreateFolder create)
   if (create == CreateFolder::yes && ::mkdirat(dir.fd(), folder, 0700) != 0 && errno != EEXIST) {
     return {};
   }
+  return open_private_folder(dir, folder, CreateFolder::no);
+}
+
+UniqueFd open_private_folder(const TaskDir& dir, const char* folder, CreateFolder create)
+{
+  if (create == CreateFolder::yes) {
+    if (::mkdirat(dir.fd(), folder, 0700) == 0) {
+      if (dir.sync() != 0) {
+        return {};
+      }
+    } else if (errno != EEXIST) {
+      return {};
+    }
+  }
   UniqueFd fd = open_at(dir.fd(), folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st
   {

@@ -17,4 +17,9 @@ enum class CreateFolder { no, yes };
 // directory owner's alone.
 UniqueFd open_cache_folder(const TaskDir& dir, CreateFolder create);
 
+// A folder `name` of `dir` that only the directory's owner may use, as
+// open_cache_folder opens `.cache`; with CreateFolder::yes a folder it
+// made is made durable (the task directory fsynced) before it returns.
+UniqueFd open_private_folder(const TaskDir& dir, const char* name, CreateFolder create);
+
 } // namespace bgtask

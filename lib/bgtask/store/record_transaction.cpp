@@ -1,4 +1,5 @@
 #include <bgtask/core/record_json.hpp>
+#include <bgtask/store/record_events.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/record_transaction.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -38,11 +39,13 @@ RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view 
   } else {
     result.record = *replacement;
   }
+  const TaskRecord before = result.record;
   if (change(result.record) == Change::keep) {
     result.status = UpdateStatus::kept;
     return result;
   }
   save_record(dir, result.record);
+  log_record_change(dir, &before, result.record);
   result.status = UpdateStatus::saved;
   return result;
 }
@@ -82,6 +85,7 @@ void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
                                      " was removed meanwhile");
   }
   save_record(dir, record);
+  log_record_change(dir, nullptr, record);
 }
 
 namespace {
@@ -133,6 +137,12 @@ void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
     throw_system("cannot make the records of " + std::to_string(batch.size()) + " tasks durable",
                  err);
   }
+  std::vector<TaskRecord> records;
+  records.reserve(batch.size());
+  for (const auto& item : batch) {
+    records.push_back(*item.record);
+  }
+  log_new_records(dir, records);
 }
 
 } // namespace bgtask

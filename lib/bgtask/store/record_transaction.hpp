@@ -40,7 +40,8 @@ using RecordChange = std::function<Change(TaskRecord&)>;
 // `change` and, if it asks, saves it durably (save_record). A corrupt
 // record is left alone unless `replacement` is given (the writer's own copy,
 // used in its place). Throws Error(failure) when the lock or the save fails;
-// the record on disk is then unchanged.
+// the record on disk is then unchanged. A saved change is then appended to
+// the event log (record_events.hpp), still under the update lock.
 RecordUpdate update_record(const TaskDir& dir, TaskLock& lock, std::string_view id,
                            const RecordChange& change, const TaskRecord* replacement = nullptr);
 
@@ -59,7 +60,7 @@ bool update_own_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record,
 // Writes the first record of a task while `lock` (its owned, just created
 // `ID.lock`) names it, under the update lock. Throws Error(failure) when the
 // lock file was taken away meanwhile (`cleanup` judged it an orphan) or the
-// save fails.
+// save fails. Its events follow as update_record's do.
 void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record);
 
 // One first record of a group start, with its task's owned lock.
@@ -73,7 +74,8 @@ struct NewRecord
 // each record to a temp, then syncfs(2) (the temps, and whatever else the
 // caller wrote in the directory unsynced, such as the tasks' other files),
 // then each rename under its update lock while its `ID.lock` names it,
-// then syncfs again. Durable on return; a crash before leaves no torn
+// then syncfs again, then their events in one append and one sync
+// (record_events.hpp). Durable on return; a crash before leaves no torn
 // record, only temps. Throws Error(failure) naming the first task whose
 // record could not be written; the records renamed before it exist but may
 // not be durable.

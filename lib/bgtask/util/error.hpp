@@ -23,6 +23,7 @@ enum class ExitCode : int {
   condition_unmet = 6, // `wait --until-output/--until-port/--idle`: the task ended first
   idle = 7,            // `wait --idle`: the task printed nothing for DUR while it ran
   removed = 8,         // `wait`: a task was removed (`cleanup`) before its final state was read
+  stream_gap = 10,     // `events`: the events after the cursor are no longer kept (relist, go on)
   limit_reached = 69,  // `start --max-running`: too many tasks running; nothing started
   lost = 75,           // a task's outcome is unknown (supervisor died, host rebooted)
   unanswered =

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# bgtask events: the outcome in task.exited, --cursor-file across runs
+# (nothing twice, nothing missed), the stream.gap line and exit 10, a torn
+# last line ignored and cut, a supervisor killed at its final append
+# (backfilled once), a killed supervisor seen live as task.lost, and
+# replays from every cursor that are suffixes of one ordered stream.
+source "$(dirname "$0")/lib.sh"
+
+seqs() { jq -r .seq; }
+exited_ids() { jq -r 'select(.type == "task.exited") | .task' | sort; }
+
+# The outcome of a failed task.
+A=$(bg start -- sh -c 'echo first; echo last; exit 3')
+bg wait "$A" >/dev/null || true
+line=$(bg events --type task.exited "$A")
+[ "$(jq -r '.data.state, .data.exit_code, .data.wait_status' <<<"$line" | tr '\n' ' ')" = "failed 3 3 " ] ||
+  fail "task.exited: $line"
+[ "$(jq -r .data.output_tail <<<"$line")" = $'first\nlast' ] || fail "output tail: $line"
+[ "$(jq -r .data.output_bytes <<<"$line")" = 11 ] || fail "output bytes: $line"
+
+# --cursor-file: each run prints what came since the last one.
+F="$WORK/cursor"
+bg events --cursor-file "$F" >"$WORK/run1"
+[ -s "$F" ] || fail "no cursor file written"
+B=$(bg start -- true)
+C=$(bg start -- false)
+bg wait "$B" "$C" >/dev/null || true
+bg events --cursor-file "$F" >"$WORK/run2"
+bg events --cursor-file "$F" >"$WORK/run3"
+[ ! -s "$WORK/run3" ] || fail "a third run printed again: $(cat "$WORK/run3")"
+cat "$WORK/run1" "$WORK/run2" | seqs >"$WORK/seen"
+bg events | seqs >"$WORK/all"
+diff "$WORK/seen" "$WORK/all" >/dev/null || fail "runs missed or repeated events: $(diff "$WORK/seen" "$WORK/all")"
+[ "$(exited_ids <"$WORK/run2")" = "$(printf '%s\n' "$B" "$C" | sort)" ] || fail "run 2: $(cat "$WORK/run2")"
+
+# A torn last line is never read, and the next writer cuts it off.
+segment=$(ls "$D"/events/*.jsonl | tail -1)
+printf '{"seq":999,"cursor":"e1.0.999","ty' >>"$segment"
+[ "$(bg events | seqs)" = "$(cat "$WORK/all")" ] || fail "a torn line was read"
+E=$(bg start -- true)
+bg wait "$E" >/dev/null
+jq -e . "$segment" >/dev/null || fail "the torn line was not cut: $(tail -c 200 "$segment")"
+bg events | seqs >"$WORK/all"
+[ "$(sort -n "$WORK/all")" = "$(seq "$(head -1 "$WORK/all")" "$(tail -1 "$WORK/all")")" ] ||
+  fail "sequence numbers not contiguous: $(tr '\n' ' ' <"$WORK/all")"
+
+# The supervisor killed as it appends the final events: `wait` reports the
+# state, `events` backfills the event once.
+if command -v strace >/dev/null; then
+  strace -f -qq -o /dev/null -P "$segment" -e trace=write -e inject=write:signal=KILL:when=2 \
+    "$BGTASK" --dir "$D" start -- sh -c 'exit 4' >"$WORK/killed_id" || true
+  K=$(cat "$WORK/killed_id")
+  [ -n "$K" ] || fail "start printed no ID"
+  [ "$(bg wait "$K")" = "$K failed (exit 4)" ] || fail "wait: $(bg wait "$K")"
+  ! grep -h "\"task.exited\"" "$D"/events/*.jsonl | grep -q "$K" ||
+    fail "the supervisor was not killed before its final append"
+  [ "$(bg events --type task.exited "$K" | wc -l)" = 1 ] || fail "final event not backfilled once"
+  [ "$(bg events --type task.exited "$K" | wc -l)" = 1 ] || fail "backfilled twice"
+fi
+
+# Every replay, from any cursor, is the suffix of the whole stream.
+bg events >"$WORK/stream"
+n=$(wc -l <"$WORK/stream")
+exited_ids <"$WORK/stream" >"$WORK/ids"
+[ "$(uniq -d <"$WORK/ids")" = "" ] || fail "a task has two task.exited events"
+for k in $(seq 1 "$n"); do
+  cursor=$(sed -n "${k}p" "$WORK/stream" | jq -r .cursor)
+  bg events --since "$cursor" >"$WORK/suffix"
+  tail -n +$((k + 1)) "$WORK/stream" | cmp -s - "$WORK/suffix" || fail "replay after event $k differs"
+done
+[ "$(bg events --since -2 | wc -l)" = 2 ] || fail "--since -2"
+[ "$(bg events --since now | wc -l)" = 0 ] || fail "--since now"
+
+# Live: a follower sees a task end and a killed supervisor's task as lost.
+S=$(bg start -- sleep 0.5)
+L=$(bg start -- sleep 100)
+timeout 20 "$BGTASK" --dir "$D" events --follow --until-idle --since now --format text >"$WORK/live" &
+follower=$!
+sleep 0.3
+kill -9 "$(field "$L" .owner.pid)"
+kill -9 "$(field "$L" .child.pid)" 2>/dev/null || true
+wait "$follower" || fail "the follower exited $?: $(cat "$WORK/live")"
+grep -q "task.exited $S succeeded" "$WORK/live" || fail "follower missed $S: $(cat "$WORK/live")"
+grep -q "task.lost $L" "$WORK/live" || fail "follower missed the loss of $L: $(cat "$WORK/live")"
+tail -1 "$WORK/live" | grep -q "queue.drained" || fail "no queue.drained at the end"
+
+# A cursor of a log no longer kept: the gap line, exit 10, then go on.
+old=$(bg events --since -1 | jq -r .cursor)
+rm -r "$D/events"
+G=$(bg start -- true)
+bg wait "$G" >/dev/null
+echo "$old" >"$F"
+rc=0
+bg events --cursor-file "$F" >"$WORK/gap" || rc=$?
+[ "$rc" = 10 ] || fail "gap: exit $rc"
+[ "$(jq -r .type "$WORK/gap")" = stream.gap ] || fail "no gap line: $(cat "$WORK/gap")"
+bg events --cursor-file "$F" | exited_ids | grep -qx "$G" || fail "after the gap, $G was not read"
+
+# A group start: one event of each kind per task.
+if bg start --help | grep -q -- --each-line; then
+  seq 1 20 | bg start --each-line - -- true >"$WORK/group"
+  mapfile -t group <"$WORK/group"
+  bg wait "${group[@]}" >/dev/null
+  for type in task.created task.exited; do
+    count=$(bg events --type "$type" "${group[@]}" | wc -l)
+    [ "$count" = 20 ] || fail "group start: $count $type events for 20 tasks"
+  done
+fi
+
+# Bad input.
+rc=0
+bg events --since bogus 2>/dev/null || rc=$?
+[ "$rc" = 2 ] || fail "--since bogus: exit $rc"
+rc=0
+bg events --type task.nope 2>/dev/null || rc=$?
+[ "$rc" = 2 ] || fail "--type task.nope: exit $rc"
+echo "ok"
