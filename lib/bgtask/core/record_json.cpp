@@ -628,6 +628,7 @@ void decode_scheduling(const json::object& o, TaskRecord& r)
   if (r.queue && !is_queue_name(*r.queue)) {
     bad("queue", "not a queue name");
   }
+  r.slot = opt_string(o, "slot");
   if (const auto* v = find(o, "after")) {
     r.after = get_strings(*v, "after");
     if (!std::all_of(r.after.begin(), r.after.end(),
@@ -728,6 +729,7 @@ json::value record_to_json(const TaskRecord& r)
     r.output.retention ? json::value(retention_name(*r.output.retention)) : json::value(nullptr);
   o["output"] = std::move(out);
   o["queue"] = optional_string(r.queue);
+  o["slot"] = optional_string(r.slot);
   o["after"] = strings_to_json(r.after);
   o["waiting_for"] =
     r.waiting_for ? json::value(waiting_for_name(*r.waiting_for)) : json::value(nullptr);

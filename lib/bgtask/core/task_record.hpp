@@ -205,6 +205,7 @@ struct TaskRecord
   std::optional<std::string> queue;       // --queue: runs only in one of the queue's slots
   std::vector<std::string> after;         // --after: tasks that must succeed first
   std::optional<WaitingFor> waiting_for;  // set while queued
+  std::optional<std::string> slot;        // the name of its queue's slot it runs in
   std::optional<std::string> on_exit;     // --on-exit: shell string run when the task ends
   std::optional<std::string> fingerprint; // keyed hash compared by --dedupe (task_fingerprint.hpp)
   // Lifecycle (JSON: options, attempts, retry_at, rerun_of, pause, cgroup, memory_peak, reason).

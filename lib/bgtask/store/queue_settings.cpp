@@ -115,13 +115,56 @@ std::size_t slots_of(const QueueSettings& settings)
   return settings ? settings->value_or(k_default_queue_slots) : k_default_queue_slots;
 }
 
-void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t slots)
+SlotNaming load_slot_naming(const TaskDir& dir, std::string_view queue)
+{
+  SlotNaming naming;
+  const OwnedFile file =
+    read_owned_file(dir, queue_settings_file_name(queue), k_max_settings_bytes);
+  boost::json::error_code ec;
+  const auto value =
+    file.status == OwnedFile::Status::ok ? boost::json::parse(file.text, ec) : boost::json::value();
+  const auto* object = !ec ? value.if_object() : nullptr;
+  if (object == nullptr) {
+    return naming;
+  }
+  if (const auto* names = json_field(*object, "slot_names"); names && names->is_array()) {
+    for (const auto& name : names->get_array()) {
+      if (!name.is_string()) {
+        return SlotNaming{};
+      }
+      naming.names.emplace_back(name.get_string());
+    }
+  }
+  if (const auto* env = json_field(*object, "slot_env"); env && env->is_string()) {
+    naming.env = std::string(env->get_string());
+  }
+  return naming;
+}
+
+std::string slot_name(const SlotNaming& naming, std::size_t slot)
+{
+  return slot < naming.names.size() ? naming.names[slot] : std::to_string(slot);
+}
+
+void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t slots,
+                         const std::optional<SlotNaming>& naming)
 {
   boost::json::object o;
   o["schema"] = k_settings_schema;
   o["queue"] = std::string(queue);
   o["slots"] = slots;
   const auto guard = DirLock::acquire(dir, k_start_lock_file);
+  SlotNaming kept = naming ? *naming : load_slot_naming(dir, queue);
+  if (kept.names.size() == slots && !kept.names.empty()) {
+    boost::json::array names;
+    for (const auto& name : kept.names) {
+      names.emplace_back(name);
+    }
+    o["slot_names"] = std::move(names);
+  }
+  if (kept.env) {
+    o["slot_env"] = *kept.env;
+  }
   replace_file_atomically(dir, queue_settings_file_name(queue), json_text(o) + "\n");
 }
 

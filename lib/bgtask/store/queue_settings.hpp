@@ -49,9 +49,28 @@ QueueSettings load_queue_settings(const TaskDir& dir, std::string_view queue);
 // one) k_default_queue_slots.
 std::size_t slots_of(const QueueSettings& settings);
 
+// The names a queue gives its slots (`queue Q --slots gpu0,gpu1`) and the
+// variable that carries a running task's slot name besides BGTASK_SLOT
+// (`--slot-env`), from the settings file's `slot_names` and `slot_env`.
+struct SlotNaming
+{
+  std::vector<std::string> names; // empty: slot K is named K
+  std::optional<std::string> env;
+};
+
+// A queue's slot naming; empty where its settings file has none or is
+// unusable.
+SlotNaming load_slot_naming(const TaskDir& dir, std::string_view queue);
+
+// The name of slot `slot`: its name in `naming`, else its number.
+std::string slot_name(const SlotNaming& naming, std::size_t slot);
+
 // Replaces the settings file atomically and durably, holding `start.lock`
-// (dir_lock.hpp; the caller must not hold it). Throws Error(failure).
-void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t slots);
+// (dir_lock.hpp; the caller must not hold it). Without `naming`, the
+// stored names are kept while there are `slots` of them, and the variable
+// always. Throws Error(failure).
+void save_queue_settings(const TaskDir& dir, std::string_view queue, std::size_t slots,
+                         const std::optional<SlotNaming>& naming = std::nullopt);
 
 // The queues that have a settings file, sorted.
 std::vector<std::string> scan_queue_names(const TaskDir& dir);

@@ -7,6 +7,7 @@
 #include <bgtask/store/task_lock.hpp>
 
 #include <optional>
+#include <string>
 
 namespace bgtask {
 
@@ -21,6 +22,8 @@ struct AdmittedTask
   TaskRecord record;
   ParkedEntry entry;
   std::optional<DirLock> slot;
+  std::optional<std::string> slot_name; // BGTASK_SLOT, and the record's `slot`
+  std::optional<std::string> slot_env;  // --slot-env: a variable that carries it too
 };
 
 // Starts the supervisor of an admitted task (launch_parked_task,

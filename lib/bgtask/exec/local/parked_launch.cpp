@@ -54,7 +54,15 @@ void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconc
     throw_system("cannot open " + dir.file_path(output_name), errno);
   }
   const mode_t umask = context.value().umask;
-  SupervisorPlan plan{request_of(std::move(task.record), context.value()),
+  LaunchRequest request = request_of(std::move(task.record), context.value());
+  if (task.slot_name) {
+    request.record.slot = task.slot_name;
+    request.env_additions.push_back("BGTASK_SLOT=" + *task.slot_name);
+    if (task.slot_env) {
+      request.env_additions.push_back(*task.slot_env + "=" + *task.slot_name);
+    }
+  }
+  SupervisorPlan plan{std::move(request),
                       std::move(task.lock),
                       std::move(output),
                       UniqueFd(),

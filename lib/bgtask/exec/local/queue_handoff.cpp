@@ -209,7 +209,8 @@ private:
       end_parked(m_dir, *lock, current, TaskState::failed, check.reason, nullptr);
     } else if (!current.queue) {
       seam("after_claim");
-      m_launch(m_dir, AdmittedTask{std::move(*lock), std::move(current), entry, {}}, m_reconcile);
+      m_launch(m_dir, AdmittedTask{std::move(*lock), std::move(current), entry, {}, {}, {}},
+               m_reconcile);
       seam("after_fork");
     } else {
       const std::string queue = *current.queue;
@@ -241,7 +242,7 @@ private:
   // A slot lock of `queue` that no one holds and whose last task is over;
   // nullopt while the queue's running tasks fill its slots (tasks above
   // the slot count, left by a lowered --slots, count too).
-  std::optional<DirLock> free_slot(const std::string& queue) const
+  std::optional<DirLock> free_slot(const std::string& queue, std::size_t& index) const
   {
     const std::size_t slots = slots_of(load_queue_settings(m_dir, queue));
     std::optional<DirLock> first;
@@ -263,6 +264,7 @@ private:
         busy_above += busy ? 1 : 0;
       } else if (!busy && ++free == 1) {
         first = std::move(lock);
+        index = k;
       }
     }
     return free > busy_above ? std::move(first) : std::nullopt;
@@ -272,7 +274,8 @@ private:
   {
     seam("before_claim");
     DirLock queue_lock = DirLock::acquire(m_dir, queue_lock_file_name(queue));
-    auto slot = free_slot(queue);
+    std::size_t index = 0;
+    auto slot = free_slot(queue, index);
     if (!slot) {
       m_full.insert(queue);
       return;
@@ -284,7 +287,10 @@ private:
     }
     write_slot_occupant(slot->fd(), entry.id);
     seam("after_claim");
-    m_launch(m_dir, AdmittedTask{std::move(*lock), std::move(current), entry, std::move(slot)},
+    const SlotNaming naming = load_slot_naming(m_dir, queue);
+    m_launch(m_dir,
+             AdmittedTask{std::move(*lock), std::move(current), entry, std::move(slot),
+                          slot_name(naming, index), naming.env},
              m_reconcile);
     queue_lock.unlock(); // the supervisor's inherited copy must not hold it
     seam("after_fork");
