@@ -3,7 +3,8 @@
 # (nothing twice, nothing missed), the stream.gap line and exit 10, a torn
 # last line ignored and cut, a supervisor killed at its final append
 # (backfilled once), a killed supervisor seen live as task.lost, and
-# replays from every cursor that are suffixes of one ordered stream.
+# replays from every cursor that are suffixes of one ordered stream, a
+# follower from the end of a log not begun yet.
 source "$(dirname "$0")/lib.sh"
 
 seqs() { jq -r .seq; }
@@ -83,6 +84,20 @@ wait "$follower" || fail "the follower exited $?: $(cat "$WORK/live")"
 grep -q "task.exited $S succeeded" "$WORK/live" || fail "follower missed $S: $(cat "$WORK/live")"
 grep -q "task.lost $L" "$WORK/live" || fail "follower missed the loss of $L: $(cat "$WORK/live")"
 tail -1 "$WORK/live" | grep -q "queue.drained" || fail "no queue.drained at the end"
+
+# A follower that begins at the end of a log not begun yet reads the first
+# events when they come (it once jumped to the end of the new log instead).
+F2="$WORK/fresh"
+mkdir -m 700 "$F2"
+timeout 20 "$BGTASK" --dir "$F2" events --follow --since now >"$WORK/fresh.out" &
+follower=$!
+sleep 0.3
+N=$("$BGTASK" --dir "$F2" start -- true)
+for _ in $(seq 100); do grep -q task.exited "$WORK/fresh.out" && break; sleep 0.05; done
+kill "$follower"
+wait "$follower" || true
+[ "$(jq -r .type "$WORK/fresh.out" | tr '\n' ' ')" = "task.created task.started task.exited " ] ||
+  fail "a follower from the end of an empty log: $(cat "$WORK/fresh.out")"
 
 # A cursor of a log no longer kept: the gap line, exit 10, then go on.
 old=$(bg events --since -1 | jq -r .cursor)

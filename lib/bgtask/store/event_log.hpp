@@ -67,7 +67,8 @@ struct EventRead
 class EventLogReader
 {
 public:
-  // Where the first read begins.
+  // Where the first read begins (the end of a log that has no event yet
+  // is its start: what is appended later is read).
   enum class From { start, end };
   EventLogReader(const TaskDir& dir, From from);
   // After `cursor` (a cursor of another log, or of an event no longer kept, gives a gap).

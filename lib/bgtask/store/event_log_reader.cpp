@@ -88,11 +88,12 @@ std::optional<EventCursor> EventLogReader::position() const
 EventRead EventLogReader::read()
 {
   EventRead out;
-  if (folder_fd() < 0) {
-    return out;
-  }
-  const auto segments = list_event_segments(m_folder.get());
+  const auto segments =
+    folder_fd() < 0 ? std::vector<EventSegment>{} : list_event_segments(m_folder.get());
   if (segments.empty()) {
+    if (m_log_id.empty()) {
+      m_at_end = false; // the end of a log not begun yet is its start
+    }
     return out;
   }
   const std::uint64_t oldest = segments.front().first_seq;
