@@ -2,7 +2,7 @@
 // TypeScript SDK client over stdio. Usage: node e2e.mjs BGTASK TASK_DIR
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ResourceUpdatedNotificationSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { readdirSync } from "node:fs";
 import assert from "node:assert/strict";
 
@@ -64,10 +64,10 @@ assert.equal(client.getServerVersion().name, "bgtask");
 assert.ok(client.getServerCapabilities().tools, "no tools capability");
 assert.ok(client.getServerCapabilities().tasks?.requests?.tools?.call, "no tasks capability");
 const { tools } = await client.listTools();
-assert.deepEqual(tools.map((t) => t.name).sort(), ["cancel", "list", "output", "start", "status", "wait"]);
+assert.deepEqual(tools.map((t) => t.name).sort(), ["cancel", "events", "list", "output", "start", "status", "wait"]);
 for (const tool of tools) {
   assert.ok(tool.title && tool.annotations, `${tool.name}: no title or annotations`);
-  assert.equal(tool.annotations.readOnlyHint, ["status", "list", "output", "wait"].includes(tool.name), `${tool.name}: readOnlyHint`);
+  assert.equal(tool.annotations.readOnlyHint, ["status", "list", "output", "wait", "events"].includes(tool.name), `${tool.name}: readOnlyHint`);
   assert.equal(tool.annotations.destructiveHint, tool.name === "cancel", `${tool.name}: destructiveHint`);
   assert.equal(tool.inputSchema.type, "object", `${tool.name}: inputSchema`);
   assert.equal(tool.outputSchema.type, "object", `${tool.name}: outputSchema`);
@@ -297,6 +297,67 @@ assert.equal(afterRestart.status, "failed");
 assert.match(afterRestart.statusMessage, /exit 3/);
 assert.equal(afterRestart.ttl, null);
 await call(client, "cancel", { id: sleeper.id, grace_s: 0 });
+
+// The event stream: the events tool returns a task's exit after a cursor,
+// and a subscription to bgtask://task/ID is told when the task's record
+// changes, both when the task ends and when its supervisor is killed.
+assert.ok(client.getServerCapabilities().resources?.subscribe, "no resources.subscribe capability");
+const updated = [];
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+const mark = (await call(client, "events", { since: "-1" })).cursor;
+assert.match(mark, /^e1\./);
+const failing = await call(client, "start", { shell: "echo 'disk on fire'; sleep 1; exit 7", name: "failing" });
+const uri = `bgtask://task/${failing.id}`;
+await client.subscribeResource({ uri });
+const exitStart = performance.now();
+const exits = await call(client, "events", { since: mark, ids: [failing.id], types: ["task.exited"], wait_s: 20 });
+const exitMs = performance.now() - exitStart;
+assert.equal(exits.end, "read");
+assert.equal(exits.events.length, 1, JSON.stringify(exits));
+const exit = exits.events[0];
+assert.equal(exit.task, failing.id);
+assert.equal(exit.data.state, "failed");
+assert.equal(exit.data.exit_code, 7);
+assert.equal(exit.data.output_tail, "disk on fire\n");
+assert.ok(exitMs > 700 && exitMs < 5000, `events waited ${exitMs} ms for an exit 1 s away`);
+for (let i = 0; i < 100 && !updated.includes(uri); i++) await sleep(50);
+assert.ok(updated.includes(uri), `no notifications/resources/updated for ${uri}: ${JSON.stringify(updated)}`);
+const read = await client.readResource({ uri });
+assert.equal(read.contents[0].mimeType, "application/json");
+assert.equal(JSON.parse(read.contents[0].text).state, "failed");
+// Nothing new after the exit: the bounded wait gives up; the cursor reads on.
+const quiet = await call(client, "events", { since: exits.cursor, ids: [failing.id], wait_s: 0.5 });
+assert.deepEqual([quiet.end, quiet.events.length], ["gave_up", 0]);
+// Every event of the task, a page of one at a time, in order; a long wait is clamped.
+const pages = [];
+for (let since = mark, page; ; since = page.cursor) {
+  page = await call(client, "events", { since, ids: [failing.id], max: 1, wait_s: 600 });
+  assert.deepEqual(page.clamped, { wait_s: 50 });
+  pages.push(...page.events.map((e) => e.type));
+  if (!page.more) break;
+}
+assert.deepEqual(pages, ["task.created", "task.started", "task.exited"]);
+const templates = await client.listResourceTemplates();
+assert.equal(templates.resourceTemplates[0].uriTemplate, "bgtask://task/{id}");
+assert.ok((await client.listResources()).resources.length > 0, "resources/list is empty");
+await assert.rejects(client.subscribeResource({ uri: "bgtask://task/zzzzzzzzzzzz" }), (e) => e.code === -32002);
+await assert.rejects(client.readResource({ uri: "file:///etc/passwd" }), (e) => e.code === -32002);
+// A subscribed task whose supervisor and command are killed: told at once (pidfd), not on a poll.
+const doomed = await call(client, "start", { argv: ["sleep", "100"] });
+const doomedUri = `bgtask://task/${doomed.id}`;
+await client.subscribeResource({ uri: doomedUri });
+await sleep(300);
+const record = await call(client, "status", { id: doomed.id, verbose: true });
+const killedAt = performance.now();
+process.kill(record.task.owner.pid, "SIGKILL");
+process.kill(record.task.child.pid, "SIGKILL");
+while (!updated.includes(doomedUri) && performance.now() - killedAt < 10000) await sleep(20);
+const lostMs = performance.now() - killedAt;
+assert.ok(updated.includes(doomedUri), "no update for a task whose supervisor was killed");
+assert.ok(lostMs < 2500, `the update came ${lostMs} ms after the kill`);
+assert.equal(JSON.parse((await client.readResource({ uri: doomedUri })).contents[0].text).state, "lost");
+await client.unsubscribeResource({ uri: doomedUri });
+console.log(`events: exit 1 s away returned after ${exitMs.toFixed(0)} ms; lost update ${lostMs.toFixed(0)} ms after the kill`);
 
 await client.close();
 console.log("ok");

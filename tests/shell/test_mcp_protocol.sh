@@ -24,7 +24,7 @@ for version in 2025-06-18 2025-11-25 1999-01-01; do
   [ "$(reply 1 | jq -r .result.protocolVersion)" = "$expected" ] || fail "asked $version, got $(reply 1)"
   [ "$(wc -l <"$WORK/out")" -eq 1 ] || fail "a notification was answered: $(cat "$WORK/out")"
 done
-[ "$(reply 1 | jq -c .result.capabilities)" = '{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}' ] ||
+[ "$(reply 1 | jq -c .result.capabilities)" = '{"tools":{},"resources":{"subscribe":true},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}' ] ||
   fail "capabilities: $(reply 1)"
 
 mcp_session "${init/VERSION/2025-11-25}" \
@@ -44,9 +44,9 @@ jq -e . "$WORK/out" >/dev/null || fail "stdout holds something that is not JSON"
 [ "$(jq -r .jsonrpc "$WORK/out" | sort -u)" = 2.0 ] || fail "a line on stdout is not JSON-RPC 2.0"
 [ "$(jq -c 'select(.id == null) | .error.code' "$WORK/out" | tr '\n' ' ')" = "-32700 -32600 " ] ||
   fail "parse error / batch: $(jq -c 'select(.id == null)' "$WORK/out")"
-[ "$(reply 2 | jq -r '.result.tools | map(.name) | sort | join(",")')" = cancel,list,output,start,status,wait ] ||
+[ "$(reply 2 | jq -r '.result.tools | map(.name) | sort | join(",")')" = cancel,events,list,output,start,status,wait ] ||
   fail "tools/list: $(reply 2)"
-[ "$(reply 2 | jq '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" -eq 6 ] ||
+[ "$(reply 2 | jq '[.result.tools[] | select(.inputSchema.type == "object" and .outputSchema.type == "object")] | length')" -eq 7 ] ||
   fail "a tool without schemas"
 [ "$(reply 4 | jq .error.code)" = -32600 ] || fail "jsonrpc 1.0: $(reply 4)"
 [ "$(reply 5 | jq .error.code)" = -32600 ] || fail "no method: $(reply 5)"

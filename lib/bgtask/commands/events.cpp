@@ -1,6 +1,7 @@
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/cursor_file.hpp>
 #include <bgtask/cli/event_format.hpp>
+#include <bgtask/cli/event_reading.hpp>
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/exec/event_follow.hpp>
 #include <bgtask/proc/interrupts.hpp>
@@ -30,22 +31,7 @@ EventLogReader starting_reader(const TaskDir& dir, const po::variables_map& vm,
       source = "the cursor file " + *cursor_file;
     }
   }
-  if (!since) {
-    return EventLogReader(dir, EventLogReader::From::start);
-  }
-  if (*since == "now") {
-    return EventLogReader(dir, EventLogReader::From::end);
-  }
-  if (since->starts_with('-')) {
-    const std::size_t count = value_or_usage(parse_count(since->substr(1), "--since"));
-    return EventLogReader::last(dir, count);
-  }
-  const auto cursor = decode_event_cursor(*since);
-  if (!cursor) {
-    throw_usage(source + ": expected a cursor of `bgtask events`, `now` or -N, not '" +
-                since->substr(0, 80) + "'");
-  }
-  return EventLogReader(dir, *cursor);
+  return reader_since(dir, since, source);
 }
 
 EventSelection selection_from(const TaskDir& dir, const CommandArgs& args)
@@ -64,33 +50,6 @@ EventSelection selection_from(const TaskDir& dir, const CommandArgs& args)
     }
   }
   return selection;
-}
-
-// The line that ends --until-idle: nothing selected can change any more.
-LoggedEvent drained_event(const std::optional<EventCursor>& position,
-                          const EventSelection& selection)
-{
-  LoggedEvent drained;
-  drained.log_id = position ? position->log_id : std::string("0");
-  drained.seq = position ? position->seq : 0;
-  drained.event.type = "queue.drained";
-  drained.event.queue = selection.queue;
-  drained.event.time = now();
-  drained.event.data["queue"] =
-    selection.queue ? boost::json::value(*selection.queue) : boost::json::value(nullptr);
-  return drained;
-}
-
-LoggedEvent gap_event(const EventGap& gap)
-{
-  LoggedEvent line;
-  line.log_id = gap.resume.log_id;
-  line.seq = gap.resume.seq;
-  line.event.type = "stream.gap";
-  line.event.time = now();
-  line.event.data["missed_from"] = encode_event_cursor(gap.missed_from);
-  line.event.data["resume"] = encode_event_cursor(gap.resume);
-  return line;
 }
 
 } // namespace

@@ -25,8 +25,9 @@ bool contains(const std::vector<std::string>& list, std::string_view value)
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-// An inotify instance on the log's folder; invalid where it cannot be had.
-UniqueFd watch_log_folder(const TaskDir& dir)
+} // namespace
+
+UniqueFd watch_event_log(const TaskDir& dir)
 {
   const UniqueFd folder = open_private_folder(dir, k_event_folder, CreateFolder::yes);
   UniqueFd inotify(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
@@ -40,6 +41,8 @@ UniqueFd watch_log_folder(const TaskDir& dir)
   }
   return inotify;
 }
+
+namespace {
 
 void drain(int fd)
 {
@@ -99,9 +102,9 @@ private:
   std::vector<TaskRecord> m_tasks;
 };
 
-// Reads what is new; false on a gap.
+// Reads what is new; false on a gap. `handed` counts the selected events.
 bool read_new(EventLogReader& reader, const EventSelection& selection, const FollowSink& sink,
-              OpenTasks& open, EventGap& gap, bool first = false)
+              OpenTasks& open, EventGap& gap, bool first = false, std::size_t* handed = nullptr)
 {
   EventRead read = reader.read();
   if (read.gap) {
@@ -112,6 +115,9 @@ bool read_new(EventLogReader& reader, const EventSelection& selection, const Fol
     open.note(logged);
     if (selection.selects(logged)) {
       sink.event(logged);
+      if (handed != nullptr) {
+        ++*handed;
+      }
     }
   }
   if (const auto position = reader.position(); position && (first || !read.events.empty())) {
@@ -152,7 +158,7 @@ FollowEnd follow_events(const TaskDir& dir, EventLogReader& reader, const EventS
   OpenTasks open(dir, selection);
   const auto deadline =
     options.limit ? std::optional(std::chrono::steady_clock::now() + *options.limit) : std::nullopt;
-  const UniqueFd inotify = options.follow ? watch_log_folder(dir) : UniqueFd();
+  const UniqueFd inotify = options.follow ? watch_event_log(dir) : UniqueFd();
   TaskWatcher watcher(dir, WatcherOptions{WatchOutput::no, k_event_safety_poll, WatchEvents::none});
   bool log_changed = false;
   if (inotify) {
@@ -162,17 +168,23 @@ FollowEnd follow_events(const TaskDir& dir, EventLogReader& reader, const EventS
       return true;
     });
   }
-  watcher.watch_interrupts();
-  watcher.watch_reader(STDOUT_FILENO);
+  bool stopped = false;
+  if (options.stop_fd >= 0) {
+    watcher.watch_fd(options.stop_fd, [&] { return stopped = true; });
+  } else {
+    watcher.watch_interrupts();
+    watcher.watch_reader(STDOUT_FILENO);
+  }
   for (bool first = true;; first = false) {
-    if (!read_new(reader, selection, sink, open, gap, first)) {
+    std::size_t handed = 0;
+    if (!read_new(reader, selection, sink, open, gap, first, &handed)) {
       return FollowEnd::gap;
     }
     if (options.until_idle && open.empty()) {
       backfill_selected(dir, selection);
       return read_new(reader, selection, sink, open, gap) ? FollowEnd::idle : FollowEnd::gap;
     }
-    if (!options.follow) {
+    if (!options.follow || (options.until_any && handed > 0)) {
       return FollowEnd::done;
     }
     std::optional<Milliseconds> left;
@@ -188,7 +200,7 @@ FollowEnd follow_events(const TaskDir& dir, EventLogReader& reader, const EventS
     if (wake == Wake::limit) {
       return FollowEnd::gave_up;
     }
-    if (wake == Wake::interrupted) {
+    if (wake == Wake::interrupted || stopped) {
       return watcher.reader_gone() ? FollowEnd::reader_gone : FollowEnd::interrupted;
     }
     if (!log_changed) {

@@ -4,6 +4,7 @@
 #include <bgtask/core/task_record.hpp>
 #include <bgtask/store/event_log.hpp>
 #include <bgtask/util/duration.hpp>
+#include <bgtask/util/unique_fd.hpp>
 
 #include <functional>
 #include <optional>
@@ -31,7 +32,9 @@ struct FollowOptions
 {
   bool follow = false;     // go on reading as the log grows
   bool until_idle = false; // end once no selected task is unfinished
+  bool until_any = false;  // end after a read that handed over a selected event
   std::optional<Milliseconds> limit;
+  int stop_fd = -1; // ends the wait once readable (FollowEnd::interrupted)
 };
 
 enum class FollowEnd { done, idle, gap, gave_up, interrupted, reader_gone };
@@ -43,6 +46,10 @@ struct FollowSink
   std::function<void(const LoggedEvent&)> event;
   std::function<void(const EventCursor&)> reached;
 };
+
+// An inotify instance watching the event log's folder (made if missing)
+// for appends and new segments; invalid where inotify cannot be had.
+UniqueFd watch_event_log(const TaskDir& dir);
 
 // Reads the log from where `reader` stands, hands the selected events to
 // `sink` and, with FollowOptions::follow, sleeps on an inotify watch of the

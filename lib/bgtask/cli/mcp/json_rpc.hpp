@@ -19,6 +19,7 @@ enum class RpcError : int {
   method_not_found = -32601,
   invalid_params = -32602,
   internal_error = -32603,
+  resource_not_found = -32002, // MCP: resources/read or subscribe of an unknown URI
 };
 
 // A request the server must answer with a result, thrown by a method

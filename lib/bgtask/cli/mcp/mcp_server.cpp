@@ -4,7 +4,9 @@
 #include <bgtask/cli/mcp/mcp_server.hpp>
 #include <bgtask/cli/mcp/mcp_tasks.hpp>
 #include <bgtask/cli/mcp/request_set.hpp>
+#include <bgtask/cli/mcp/resource_notifier.hpp>
 #include <bgtask/cli/mcp/status_notifier.hpp>
+#include <bgtask/cli/mcp/task_resources.hpp>
 #include <bgtask/cli/mcp/tool_text.hpp>
 #include <bgtask/cli/mcp/tools.hpp>
 #include <bgtask/exec/task_waiter.hpp>
@@ -48,7 +50,8 @@ json::value initialize(const json::object& params)
                            {"cancel", json::object{}},
                            {"requests", {{"tools", {{"call", json::object{}}}}}}};
   return {{"protocolVersion", version},
-          {"capabilities", {{"tools", json::object{}}, {"tasks", tasks}}},
+          {"capabilities",
+           {{"tools", json::object{}}, {"resources", {{"subscribe", true}}}, {"tasks", tasks}}},
           {"serverInfo", {{"name", "bgtask"}, {"version", BGTASK_VERSION}}},
           {"instructions", "Background tasks that outlive this server: start, then wait and "
                            "read output by cursor between turns (tail_lines for the end, grep "
@@ -103,7 +106,8 @@ public:
     : m_dir(dir),
       m_stream(stream),
       m_launcher(launcher),
-      m_notifier(dir, stream)
+      m_notifier(dir, stream),
+      m_resources(dir, stream)
   {
   }
 
@@ -117,11 +121,13 @@ private:
   json::value call_tool(const json::object& params, const RequestSet::Control& control);
   json::value start_task_call(const Tool& tool, const json::object& args);
   std::function<void(const std::string&)> progress_of(const json::object& params);
+  void unsubscribe(const json::object& params);
 
   const TaskDir& m_dir;
   RpcStream& m_stream;
   Launcher& m_launcher;
   StatusNotifier m_notifier;
+  ResourceNotifier m_resources;
   RequestSet m_requests;
 };
 
@@ -161,6 +167,18 @@ void Session::serve(const RpcMessage& message, const RequestSet::Control& contro
       result = list_tools();
     } else if (method == "tools/call") {
       result = call_tool(params_object(message), control);
+    } else if (method == "resources/list") {
+      result = list_resources(m_dir, params_object(message));
+    } else if (method == "resources/templates/list") {
+      result = list_resource_templates();
+    } else if (method == "resources/read") {
+      result = read_resource(m_dir, params_object(message));
+    } else if (method == "resources/subscribe") {
+      m_resources.subscribe(task_of_uri(m_dir, params_object(message)));
+      result = json::object{};
+    } else if (method == "resources/unsubscribe") {
+      unsubscribe(params_object(message));
+      result = json::object{};
     } else if (method == "tasks/get") {
       const json::object task = get_task(m_dir, params_object(message));
       result = task;
@@ -181,6 +199,18 @@ void Session::serve(const RpcMessage& message, const RequestSet::Control& contro
   } catch (const RpcFailure& failure) {
     if (!control.cancelled()) {
       m_stream.send_error(*message.id, failure.code, failure.message);
+    }
+  }
+}
+
+// resources/unsubscribe: a URI of a task removed meanwhile is no error.
+void Session::unsubscribe(const json::object& params)
+{
+  try {
+    m_resources.unsubscribe(task_of_uri(m_dir, params));
+  } catch (const RpcFailure& failure) {
+    if (failure.code != RpcError::resource_not_found) {
+      throw;
     }
   }
 }

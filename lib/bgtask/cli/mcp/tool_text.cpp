@@ -56,6 +56,12 @@ std::string tool_text(std::string_view tool, const json::object& data)
   if (tool == "output") {
     return output_text(data);
   }
+  if (tool == "events") {
+    const json::value* more = data.if_contains("more");
+    return std::to_string(data.at("events").as_array().size()) + " events (" +
+           text_of(data, "end") +
+           (more && more->is_bool() && more->get_bool() ? ", more to read)" : ")");
+  }
   if (tool == "wait") {
     return task_text(data) + " (" + text_of(data, "end") + ")";
   }

@@ -78,13 +78,28 @@ constexpr const char* k_cancel_in = R"j({"type":"object","properties":{)j" BGTAS
  "grace_s":{"type":"number","minimum":0,"description":"seconds between TERM and KILL (default: the task's own grace)"}},"required":["id"]})j";
 constexpr const char* k_cancel_out =
   R"j({"type":"object","properties":{"id":{"type":"string"},"was_final":{"type":"boolean"},"task":)j" BGTASK_MCP_TASK R"j(},"required":["id","was_final","task"]})j";
+constexpr const char* k_events_in = R"j({"type":"object","properties":{
+ "since":{"type":"string","description":"the cursor of the previous call (read after it), \"now\" (only what comes next) or \"-N\" (the last N events); omit to read from the oldest event kept"},
+ "max":{"type":"integer","minimum":1,"maximum":1000,"description":"most events returned (default 100); more then says that others are already there"},
+ "wait_s":{"type":"number","minimum":0,"description":"if nothing selected is there yet, wait this many seconds for it (default 0; more than 50 is taken as 50 and reported in clamped)"},
+ "until_idle":{"type":"boolean","description":"wait (up to wait_s) until no selected task is queued or running; the last event is then queue.drained"},
+ "ids":{"type":"array","items":{"type":"string"},"description":"only these tasks (IDs or unique prefixes)"},
+ "name":{"type":"string","description":"only tasks with this name"},
+ "queue":{"type":"string","description":"only tasks of this queue"},
+ "types":{"type":"array","items":{"type":"string"},"description":"only these event types (task.exited, task.started, task.progress, ...)"}}})j";
+constexpr const char* k_events_out = R"j({"type":"object","properties":{
+ "events":{"type":"array","description":"in order; deduplicate by seq","items":{"type":"object","properties":{"seq":{"type":"integer"},"cursor":{"type":"string"},"type":{"type":"string"},"time":{"type":"string"},"task":{"type":["string","null"]},"name":{"type":["string","null"]},"queue":{"type":["string","null"]},"data":{"type":"object","description":"task.exited: state, exit_code, wait_status, duration_s, output_bytes, output_tail, output_cursor"}},"required":["seq","cursor","type"]}},
+ "cursor":{"type":["string","null"],"description":"pass as since to read on (null while the stream is empty: omit since)"},
+ "more":{"type":"boolean","description":"max was reached: call again at once"},
+ "end":{"type":"string","enum":["read","gave_up","idle","gap"],"description":"read: what there was; gave_up: wait_s passed first; idle: nothing selected can change; gap: events after since are no longer kept (list the tasks, then go on from cursor)"},
+ "clamped":{"type":"object","description":"arguments taken as a smaller value than given: name to value used"}},"required":["events","cursor","more","end"]})j";
 // clang-format on
 
 constexpr ToolHints k_reads{true, false, true};
 constexpr ToolHints k_starts{false, false, false};
 constexpr ToolHints k_stops{false, true, true};
 
-const std::array<Tool, 6> k_tools{{
+const std::array<Tool, 7> k_tools{{
   {"start", "Start a background task",
    "Start a command in the background; returns its task ID at once. The task keeps running "
    "after this server exits, and its output is kept in the task directory.",
@@ -107,6 +122,12 @@ const std::array<Tool, 6> k_tools{{
    k_wait_in, k_wait_out, tool_wait, k_reads},
   {"cancel", "Cancel a task", "Stop a task: TERM to its processes, KILL after the grace time.",
    k_cancel_in, k_cancel_out, tool_cancel, k_stops},
+  {"events", "Task events",
+   "The task directory's events after a cursor (task.exited with the outcome, task.started, "
+   "task.progress, task.lost, ...), oldest first: pass the returned cursor as since to read "
+   "only what is new, across restarts too. With wait_s (at most 50 s per call) it waits for "
+   "the next selected event.",
+   k_events_in, k_events_out, tool_events, k_reads},
 }};
 
 } // namespace

@@ -57,7 +57,7 @@ struct ToolArgumentError
   std::string message;
 };
 
-// Every tool of `bgtask mcp`: start, status, list, output, wait, cancel.
+// Every tool of `bgtask mcp`: start, status, list, output, wait, cancel, events.
 std::span<const Tool> all_tools();
 
 // The parsed input schema of `tool`; every one has additionalProperties

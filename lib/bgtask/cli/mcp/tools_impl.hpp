@@ -29,6 +29,8 @@ boost::json::object tool_output(const TaskDir& dir, const boost::json::object& a
                                 const ToolContext& context);
 boost::json::object tool_wait(const TaskDir& dir, const boost::json::object& args,
                               const ToolContext& context);
+boost::json::object tool_events(const TaskDir& dir, const boost::json::object& args,
+                                const ToolContext& context);
 boost::json::object tool_cancel(const TaskDir& dir, const boost::json::object& args,
                                 const ToolContext& context);
 
