@@ -89,7 +89,7 @@ leftovers() {
     base=$(basename "$f")
     case "$base" in
       . | .. | '*' | '.*') ;;
-      start.lock | queue-*.lock) ;; # the directory's own locks, not a task's
+      start.lock | events.lock | queue-*.lock) ;; # the directory's own locks, not a task's
       .*.tmp) echo "$base" ;;
       *.lock | *.output)
         id=${base%.*}
