@@ -177,7 +177,7 @@ else
 fi
 
 truncate -s 8M "$WORK/inodes.img"
-mkfs.ext4 -q -F -m 0 -N 16 "$WORK/inodes.img"
+mkfs.ext4 -q -F -m 0 -N 32 "$WORK/inodes.img"
 if mkmount "$WORK/inodes" -o loop "$WORK/inodes.img"; then
   rmdir "$WORK/inodes/lost+found"
   inode_scenario "$WORK/inodes"
@@ -187,7 +187,7 @@ if [ "${BGTASK_TEST_SEAMS_BUILT:-1}" != 1 ]; then
   echo "built without test seams: the reboot after an outcome note is not tried" >&2
 else
   truncate -s 8M "$WORK/note.img"
-  mkfs.ext4 -q -F -m 0 -N 16 "$WORK/note.img"
+  mkfs.ext4 -q -F -m 0 -N 32 "$WORK/note.img"
   if mkmount "$WORK/note" -o loop,commit=60 "$WORK/note.img"; then
     rmdir "$WORK/note/lost+found"
     note_reboot_scenario "$WORK/note.img" "$WORK/note"
