@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bgtask events: the outcome in task.exited, --cursor-file across runs
+# bgtask events: the outcome in task.exited, task.ready on a wait
+# --until-output match, --cursor-file across runs
 # (nothing twice, nothing missed), the stream.gap line and exit 10, a torn
 # last line ignored and cut, a supervisor killed at its final append
 # (backfilled once), a killed supervisor seen live as task.lost, and
@@ -71,6 +72,16 @@ for k in $(seq 1 "$n"); do
 done
 [ "$(bg events --since -2 | wc -l)" = 2 ] || fail "--since -2"
 [ "$(bg events --since now | wc -l)" = 0 ] || fail "--since now"
+
+# A wait --until-output that matches is a task.ready event, with the line.
+R=$(bg start -- sh -c 'echo booting; echo "listening on 8080"; sleep 30')
+bg wait "$R" --until-output 'listening on \d+' >/dev/null
+ready=$(bg events --type task.ready "$R")
+[ "$(jq -r '.data.until, .data.line' <<<"$ready" | tr '\n' ' ')" = "output listening on 8080 " ] ||
+  fail "task.ready: $ready"
+[ "$(bg output "$R" --cursor "$(jq -r .data.output_cursor <<<"$ready")")" = "" ] ||
+  fail "the ready event's output cursor is not after the line"
+bg cancel --grace 0 "$R" >/dev/null
 
 # Live: a follower sees a task end and a killed supervisor's task as lost.
 S=$(bg start -- sleep 0.5)

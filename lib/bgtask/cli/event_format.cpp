@@ -51,6 +51,12 @@ std::string text_details(const LoggedEvent& logged)
     if (const auto message = data_text(data, "message"); !message.empty()) {
       out << ' ' << message;
     }
+  } else if (event.type == "task.ready") {
+    if (const auto port = data_text(data, "port"); !port.empty()) {
+      out << " port " << port;
+    } else {
+      out << ": " << data_text(data, "line");
+    }
   } else if (event.type == "stream.gap" || event.type == "queue.drained") {
     out << ' ' << json_text(data);
   } else if (const auto error = data_text(data, "error"); !error.empty()) {

@@ -152,6 +152,13 @@ std::vector<StreamEvent> events_of_change(const TaskRecord* before, const TaskRe
   return events;
 }
 
+StreamEvent ready_event(const TaskRecord& record, json::object data)
+{
+  StreamEvent event = event_of("task.ready", record, now());
+  event.data = std::move(data);
+  return event;
+}
+
 StreamEvent cleaned_event(const TaskRecord& record)
 {
   StreamEvent event = event_of("task.cleaned", record, now());

@@ -37,6 +37,10 @@ struct StreamEvent
 // the change is none the stream shows (a reconciliation note, say).
 std::vector<StreamEvent> events_of_change(const TaskRecord* before, const TaskRecord& after);
 
+// The event of a `wait --until-*` whose condition was met (task.ready):
+// `data` says which condition and what matched.
+StreamEvent ready_event(const TaskRecord& record, boost::json::object data);
+
 // The event of a task removed by `cleanup`.
 StreamEvent cleaned_event(const TaskRecord& record);
 

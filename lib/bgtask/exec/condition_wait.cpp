@@ -1,3 +1,5 @@
+#include <bgtask/core/output_cursor.hpp>
+#include <bgtask/core/stream_event.hpp>
 #include <bgtask/exec/condition_wait.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/interrupts.hpp>
@@ -5,9 +7,11 @@
 #include <bgtask/proc/process_tree.hpp>
 #include <bgtask/proc/session_members.hpp>
 #include <bgtask/store/output_file.hpp>
+#include <bgtask/store/record_events.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/agent_text.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/utf8.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -303,6 +307,25 @@ private:
   Milliseconds m_port_poll = k_port_poll_first;
 };
 
+// The most of a matching line a task.ready event carries.
+constexpr std::size_t k_ready_line_bytes = 400;
+
+// What a task.ready event says of a met condition: which one, and what
+// matched (the line and an output cursor after it, or the port).
+boost::json::object ready_data(const WaitCondition& condition, const ConditionResult& result)
+{
+  boost::json::object data;
+  if (condition.until_port) {
+    data["until"] = "port";
+    data["port"] = *condition.until_port;
+  } else {
+    data["until"] = "output";
+    data["line"] = to_valid_utf8(result.line.substr(0, k_ready_line_bytes));
+    data["output_cursor"] = encode_output_cursor(result.record.id, result.offset);
+  }
+  return data;
+}
+
 // True once `fd` is readable (-1: never).
 bool readable(int fd)
 {
@@ -334,6 +357,9 @@ ConditionResult wait_for_condition(const TaskDir& dir, const std::string& id,
   for (;;) {
     if (const auto end = waiter.check(result)) {
       result.end = *end;
+      if (result.end == ConditionEnd::met) {
+        log_events(dir, {ready_event(result.record, ready_data(condition, result))});
+      }
       return result;
     }
     if ((interrupts == Interrupts::end_wait && interrupt_signal() != 0) || readable(stop_fd)) {
