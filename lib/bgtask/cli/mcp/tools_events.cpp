@@ -46,7 +46,8 @@ EventSelection selection_of(const TaskDir& dir, const json::object& args)
 json::object tool_events(const TaskDir& dir, const json::object& args, const ToolContext& context)
 {
   const EventSelection selection = selection_of(dir, args);
-  const auto max = static_cast<std::size_t>(opt_integer(args, "max").value_or(k_default_max_events));
+  const auto max =
+    static_cast<std::size_t>(opt_integer(args, "max").value_or(k_default_max_events));
   const double asked = opt_number(args, "wait_s").value_or(0);
   const double seconds = std::min(asked, k_max_events_wait_s);
   FollowOptions follow;
@@ -87,11 +88,11 @@ json::object tool_events(const TaskDir& dir, const json::object& args, const Too
   for (const LoggedEvent& logged : read) {
     events.push_back(logged_event_to_json(logged));
   }
-  json::object answer{{"events", std::move(events)},
-                      {"cursor", reached ? json::value(encode_event_cursor(*reached))
-                                         : json::value(nullptr)},
-                      {"more", more},
-                      {"end", ended}};
+  json::object answer{
+    {"events", std::move(events)},
+    {"cursor", reached ? json::value(encode_event_cursor(*reached)) : json::value(nullptr)},
+    {"more", more},
+    {"end", ended}};
   if (seconds < asked) {
     answer["clamped"] = {{"wait_s", static_cast<std::int64_t>(seconds)}};
   }
