@@ -2,9 +2,10 @@
 # No command waits for ever on a lock of the task directory: a stopped
 # process holding a record's update lock (as a `progress` under Ctrl-Z
 # would) or `start.lock` (a `start --dedupe` under Ctrl-Z) makes each
-# command that needs it fail after its patience (5 s) with exit 1 and a
-# message naming the holder's pid; `cancel` keeps its bound; once the holder
-# is gone everything works again.
+# command that needs it fail after its patience (5 s) with exit 11 (the
+# code of a busy lock, not bgtask's own failure) and a message naming the
+# holder's pid; `cancel` keeps its bound; once the holder is gone
+# everything works again.
 source "$(dirname "$0")/lib.sh"
 
 # timed LIMIT CMD...: runs CMD, its status in $rc, failing if it takes LIMIT s or more.
@@ -34,10 +35,10 @@ for _ in $(seq 200); do [ -s "$WORK/holder.out" ] && break; sleep 0.05; done
 kill -STOP "$holder"
 
 timed 9 "$BGTASK" --dir "$D" progress --id "$id" --message blocked
-[ "$rc" = 1 ] || fail "progress under a held lock exited $rc: $(cat "$WORK/err")"
+[ "$rc" = 11 ] || fail "progress under a held lock exited $rc: $(cat "$WORK/err")"
 grep -F "pid $holder (python3, stopped)" "$WORK/err" >/dev/null || fail "progress: $(cat "$WORK/err")"
 timed 13 "$BGTASK" --dir "$D" cancel --grace 1s "$id"
-[ "$rc" = 1 ] && grep -F "pid $holder" "$WORK/err" >/dev/null ||
+[ "$rc" = 11 ] && grep -F "pid $holder" "$WORK/err" >/dev/null ||
   fail "cancel under a held lock: rc $rc: $(cat "$WORK/err")"
 # Reading commands never wait for the lock.
 timed 3 "$BGTASK" --dir "$D" status "$id"
@@ -56,7 +57,7 @@ on_exit "kill -CONT $locker; kill \$(ps -o pid= --ppid $locker) $locker"
 for _ in $(seq 200); do grep -q "FLOCK" "/proc/$locker/fdinfo/"* 2>/dev/null && break; sleep 0.05; done
 kill -STOP "$locker"
 timed 9 "$BGTASK" --dir "$D" start --dedupe -- true
-[ "$rc" = 1 ] || fail "start --dedupe under a held start.lock exited $rc: $(cat "$WORK/err")"
+[ "$rc" = 11 ] || fail "start --dedupe under a held start.lock exited $rc: $(cat "$WORK/err")"
 grep -F "start.lock" "$WORK/err" | grep -F "pid $locker (flock, stopped)" >/dev/null ||
   fail "start --dedupe: $(cat "$WORK/err")"
 # A start without --dedupe does not take the lock.

@@ -62,9 +62,9 @@ DirLock DirLock::acquire(const TaskDir& dir, const std::string& name)
     },
     k_lock_patience);
   if (!taken) {
-    throw Error(ExitCode::failure, "cannot lock " + dir.file_path(name) + ": held for " +
-                                     format_duration(k_lock_patience) + " by " +
-                                     describe_lock_holders(lock_holders(fd.get(), 0)));
+    throw Error(ExitCode::lock_busy, "cannot lock " + dir.file_path(name) + ": held for " +
+                                       format_duration(k_lock_patience) + " by " +
+                                       describe_lock_holders(lock_holders(fd.get(), 0)));
   }
   if (err != 0) {
     throw_system("cannot lock " + dir.file_path(name), err);

@@ -140,7 +140,7 @@ void TaskLock::lock_updates()
     },
     k_lock_patience);
   if (!taken) {
-    throw Error(ExitCode::failure,
+    throw Error(ExitCode::lock_busy,
                 what + ": held for " + format_duration(k_lock_patience) + " by " +
                   describe_lock_holders(lock_holders(m_fd.get(), k_update_byte)));
   }

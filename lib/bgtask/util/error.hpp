@@ -24,6 +24,7 @@ enum class ExitCode : int {
   idle = 7,            // `wait --idle`: the task printed nothing for DUR while it ran
   removed = 8,         // `wait`: a task was removed (`cleanup`) before its final state was read
   stream_gap = 10,     // `events`: the events after the cursor are no longer kept (relist, go on)
+  lock_busy = 11,      // a lock of the task directory stayed held for k_lock_patience
   limit_reached = 69,  // `start --max-running`: too many tasks running; nothing started
   lost = 75,           // a task's outcome is unknown (supervisor died, host rebooted)
   unanswered =

@@ -11,7 +11,7 @@
 namespace bgtask {
 
 // How long a command waits for a lock of the task directory (a record's
-// update lock, `start.lock`) before it fails (exit 1) naming the holder: a
+// update lock, `start.lock`) before it fails (ExitCode::lock_busy) naming the holder: a
 // holder keeps one for one durable write, so only a stopped or hung
 // process holds one this long.
 inline constexpr Milliseconds k_lock_patience{5000};
