@@ -60,7 +60,7 @@ TaskRecord full_record()
               false,
               0,
               std::nullopt,
-              bgtask::OutputRetention::head_via_pipe};
+              bgtask::OutputRetention::head_only};
   return r;
 }
 

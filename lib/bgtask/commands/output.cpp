@@ -82,8 +82,9 @@ int follow_many(const TaskDir& dir, const std::vector<std::string>& ids,
   watcher.watch_reader(STDOUT_FILENO);
   watcher.watch_interrupts();
   for (;;) {
-    for (auto& f : followed) {
-      f.offset = f.copier.copy_from(f.fd.get(), f.offset);
+    for (std::size_t i = 0; i < followed.size(); ++i) {
+      followed[i].offset = followed[i].copier.copy_from(followed[i].fd.get(), followed[i].offset,
+                                                        followed_output_end(records[i]));
     }
     const bool all_final = std::all_of(records.begin(), records.end(),
                                        [](const TaskRecord& r) { return is_final(r.state); });
@@ -227,7 +228,7 @@ int print_one(const TaskDir& dir, const std::string& id, const po::variables_map
   if (const auto tail_text = optional_value<std::string>(vm, "tail")) {
     offset = find_tail_start(fd.get(), value_or_usage(parse_count(*tail_text, "--tail")));
   }
-  offset = copier.copy_from(fd.get(), offset);
+  offset = copier.copy_from(fd.get(), offset, followed_output_end(record));
   if (vm.count("follow") == 0) {
     copier.finish();
     return warn_if_output_incomplete(fd.get(), record) ? 0 : static_cast<int>(ExitCode::failure);
@@ -246,7 +247,7 @@ int print_one(const TaskDir& dir, const std::string& id, const po::variables_map
       return static_cast<int>(ExitCode::interrupted);
     }
     record = load_current_record(dir, id);
-    offset = copier.copy_from(fd.get(), offset);
+    offset = copier.copy_from(fd.get(), offset, followed_output_end(record));
   }
   copier.copy_from(fd.get(), offset);
   copier.finish();

@@ -155,7 +155,7 @@ public:
   {
     TaskRecord record = load_current_record(m_dir, m_id);
     for (;;) {
-      copy_output();
+      copy_output(followed_output_end(record));
       if (is_final(record.state)) {
         m_copier.finish();
         return m_copier.reader_gone() ? static_cast<int>(ExitCode::reader_gone)
@@ -187,14 +187,15 @@ public:
   }
 
 private:
-  void copy_output()
+  // Copies what the task wrote since the last call, up to `end`.
+  void copy_output(std::uint64_t end = UINT64_MAX)
   {
     if (!m_output) {
       m_output = open_output_file(m_dir, m_id);
     }
     m_progress.clear();
     if (m_output) {
-      m_offset = m_copier.copy_from(m_output.get(), m_offset);
+      m_offset = m_copier.copy_from(m_output.get(), m_offset, end);
     }
   }
 

@@ -121,7 +121,15 @@ json::value events_to_json(const std::vector<TaskEvent>& events)
 
 std::string_view retention_name(OutputRetention retention)
 {
-  return retention == OutputRetention::head_and_tail ? "head_and_tail" : "head_via_pipe";
+  switch (retention) {
+  case OutputRetention::head_and_tail:
+    return "head_and_tail";
+  case OutputRetention::head_only:
+    return "head_only";
+  case OutputRetention::head_via_pipe:
+    break;
+  }
+  return "head_via_pipe";
 }
 
 std::string_view waiting_for_name(WaitingFor waiting_for)
@@ -590,13 +598,15 @@ OutputInfo decode_output(const json::object& out)
     output.dropped_at = get_uint(*d, "output.dropped_at");
   }
   if (const auto name = opt_string(out, "retention")) {
-    for (const auto retention : {OutputRetention::head_and_tail, OutputRetention::head_via_pipe}) {
+    for (const auto retention : {OutputRetention::head_and_tail, OutputRetention::head_only,
+                                 OutputRetention::head_via_pipe}) {
       if (*name == retention_name(retention)) {
         output.retention = retention;
       }
     }
     if (!output.retention) {
-      bad("output.retention", "expected \"head_and_tail\", \"head_via_pipe\" or null");
+      bad("output.retention",
+          "expected \"head_and_tail\", \"head_only\", \"head_via_pipe\" or null");
     }
   }
   return output;

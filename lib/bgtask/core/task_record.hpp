@@ -56,11 +56,12 @@ struct TaskEvent
   std::optional<std::string> message;
 };
 
-// How --max-output bounds a running task's output: the command writes the
+// How --max-output bounds a running task's output. The command writes the
 // file and its middle is punched out (head and tail kept), or, where the
-// file system cannot punch holes, it writes to a pipe the supervisor copies
-// the head from.
-enum class OutputRetention { head_and_tail, head_via_pipe };
+// file system cannot punch holes, the file is cut back to its head
+// (head_only). head_via_pipe: a record of an earlier bgtask, whose command
+// wrote to a pipe the supervisor copied the head from.
+enum class OutputRetention { head_and_tail, head_only, head_via_pipe };
 
 struct OutputInfo
 {

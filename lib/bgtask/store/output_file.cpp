@@ -69,6 +69,14 @@ std::uint64_t missing_output_bytes(int fd, const TaskRecord& record)
   return size < record.output.bytes ? record.output.bytes - size : 0;
 }
 
+std::uint64_t followed_output_end(const TaskRecord& record)
+{
+  const bool cut_back = record.output.retention == OutputRetention::head_only &&
+                        record.options.max_output && !is_final(record.state) &&
+                        !record.unsupervised;
+  return cut_back ? *record.options.max_output : UINT64_MAX;
+}
+
 std::string missing_output_warning(const TaskRecord& record, std::uint64_t missing)
 {
   return "output of task " + record.id + " is shorter than its record says (" +
@@ -193,10 +201,11 @@ std::string read_last_lines(int fd, std::size_t lines)
   return tail;
 }
 
-std::uint64_t OutputCopier::copy_from(int fd, std::uint64_t offset)
+std::uint64_t OutputCopier::copy_from(int fd, std::uint64_t offset, std::uint64_t end)
 {
-  while (!m_reader_gone) {
-    const OutputChunk chunk = read_output_chunk(fd, offset, k_chunk);
+  while (!m_reader_gone && offset < end) {
+    const OutputChunk chunk = read_output_chunk(
+      fd, offset, static_cast<std::size_t>(std::min<std::uint64_t>(k_chunk, end - offset)));
     write(chunk.skipped, chunk.data);
     if (chunk.data.empty()) {
       return chunk.offset;
@@ -249,11 +258,13 @@ void OutputCopier::finish()
   }
 }
 
-std::uint64_t PrefixedLineCopier::copy_from(int fd, std::uint64_t offset)
+std::uint64_t PrefixedLineCopier::copy_from(int fd, std::uint64_t offset, std::uint64_t end)
 {
   std::string buffer(k_chunk, '\0');
-  for (;;) {
-    const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
+  while (offset < end) {
+    const auto want =
+      static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - offset));
+    const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) {
       continue;
     }
@@ -264,6 +275,7 @@ std::uint64_t PrefixedLineCopier::copy_from(int fd, std::uint64_t offset)
     m_pending.append(buffer.data(), static_cast<std::size_t>(n));
     emit_lines();
   }
+  return offset;
 }
 
 void PrefixedLineCopier::emit_lines()

@@ -66,6 +66,12 @@ std::string read_last_lines(int fd, std::size_t lines);
 // the output is whole or the task runs.
 std::uint64_t missing_output_bytes(int fd, const TaskRecord& record);
 
+// Where the bytes a follower of the task's output may copy end: for a task
+// whose output is cut back to its head (OutputRetention::head_only) while
+// its supervisor runs, the end of the head (what lies past it is cut away
+// and written anew); else UINT64_MAX.
+std::uint64_t followed_output_end(const TaskRecord& record);
+
 // The warning `status` and `output` print when missing_output_bytes is not
 // 0: "output of task ID is shorter than its record says (N of M bytes)".
 std::string missing_output_warning(const TaskRecord& record, std::uint64_t missing);
@@ -85,8 +91,9 @@ public:
   {
   }
 
-  // Copies from `offset` to the current end of `fd`; returns the new offset.
-  std::uint64_t copy_from(int fd, std::uint64_t offset);
+  // Copies from `offset` to the current end of `fd`, or to `end` if that
+  // comes first; returns the new offset.
+  std::uint64_t copy_from(int fd, std::uint64_t offset, std::uint64_t end = UINT64_MAX);
 
   // Writes `bytes` read after a gap of `dropped` bytes (0: none).
   void write(std::uint64_t dropped, std::string_view bytes);
@@ -122,9 +129,10 @@ public:
   {
   }
 
-  // Copies the complete lines from `offset` to the current end of `fd`;
-  // returns the new offset (a partial last line is held back).
-  std::uint64_t copy_from(int fd, std::uint64_t offset);
+  // Copies the complete lines from `offset` to the current end of `fd`, or
+  // to `end` if that comes first; returns the new offset (a partial last
+  // line is held back).
+  std::uint64_t copy_from(int fd, std::uint64_t offset, std::uint64_t end = UINT64_MAX);
 
   // Writes a held-back partial line, ending it with a newline.
   void finish();

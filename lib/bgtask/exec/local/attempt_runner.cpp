@@ -47,14 +47,11 @@ AttemptResult attempt_result(int status, Stopping stopping)
 } // namespace
 
 AttemptRunner::AttemptRunner(const TaskDir& dir, SupervisorPlan& plan, int signal_fd,
-                             OutputKeeper* capture, OutputCapture* pipe_capture,
-                             UniqueFd capture_input, Report report)
+                             OutputKeeper* capture, Report report)
   : m_dir(dir),
     m_plan(plan),
     m_signal_fd(signal_fd),
     m_capture(capture),
-    m_pipe_capture(pipe_capture),
-    m_capture_input(std::move(capture_input)),
     m_report(std::move(report))
 {
 }
@@ -87,35 +84,6 @@ void AttemptRunner::apply_last(TaskRecord& record) const
   if (record.options.retry && m_last) {
     record.attempts.push_back(finished_attempt(*m_last));
   }
-}
-
-// Where this attempt's stdout and stderr go, where the output is captured:
-// the writing end of a pipe of its own (its end of file says that no
-// process holds it any more); the supervisor closes it once the command
-// is forked. Else invalid: the command opens its own description of
-// ID.output (output_holders.hpp).
-UniqueFd AttemptRunner::attempt_output()
-{
-  if (!m_pipe_capture) {
-    return UniqueFd();
-  }
-  if (m_number > 1) {
-    UniqueFd read_end;
-    if (!make_pipe(read_end, m_capture_input)) {
-      return UniqueFd();
-    }
-    m_pipe_capture->read_from(std::move(read_end));
-  }
-  return std::move(m_capture_input);
-}
-
-// Whether a process still holds this attempt's output (see attempt_output).
-std::function<bool()> AttemptRunner::output_held_probe() const
-{
-  if (m_pipe_capture) {
-    return [capture = m_pipe_capture] { return capture->fd() >= 0; };
-  }
-  return [output = m_plan.output.get()] { return output_held_elsewhere(output); };
 }
 
 void AttemptRunner::fail_before_running(const std::string& reason, int code)
@@ -212,18 +180,12 @@ void AttemptRunner::finish_exec_failure(const PendingCommand::Failure& failure)
 
 int AttemptRunner::run_one()
 {
-  // argv and environment are built before the fork.
-  UniqueFd output = attempt_output();
-  if (m_pipe_capture && !output) {
-    fail_before_running("cannot set up the command's output: " + std::string(std::strerror(errno)),
-                        1);
-  }
-  CommandImage image(m_plan.request, m_dir.path(), m_number,
-                     output ? output.get() : m_plan.output.get(), m_plan.caller_umask);
-  if (!m_pipe_capture) {
-    image.held_output_dir = m_dir.fd();
-    image.held_output_name = output_file_name(m_plan.request.record.id);
-  }
+  // argv and environment are built before the fork. The command opens its
+  // own description of ID.output (output_holders.hpp).
+  CommandImage image(m_plan.request, m_dir.path(), m_number, m_plan.output.get(),
+                     m_plan.caller_umask);
+  image.held_output_dir = m_dir.fd();
+  image.held_output_name = output_file_name(m_plan.request.record.id);
   image.start_notice_fd = m_plan.start_notice.get();
   std::optional<PendingCommand> command;
   try {
@@ -231,7 +193,6 @@ int AttemptRunner::run_one()
   } catch (const Error& e) {
     fail_before_running(std::string("cannot start the command: ") + e.what(), 1);
   }
-  output.close();              // the command, and whatever it starts, hold the pipe now
   m_plan.start_notice.close(); // the command's exec closes the last copy
   if (m_plan.cgroup) {
     std::string error;
@@ -252,8 +213,10 @@ int AttemptRunner::run_one()
   }
   command->release();
   // What the CLI left behind goes once the command has run a moment.
-  AttemptWatch watch(m_dir, m_plan, command->pid(), m_signal_fd, m_capture, output_held_probe(),
-                     m_number == 1 ? AttemptWatch::TrimMemory::soon : AttemptWatch::TrimMemory::no);
+  AttemptWatch watch(
+    m_dir, m_plan, command->pid(), m_signal_fd, m_capture,
+    [output = m_plan.output.get()] { return output_held_elsewhere(output); },
+    m_number == 1 ? AttemptWatch::TrimMemory::soon : AttemptWatch::TrimMemory::no);
   const int status = watch.run();
   if (const auto failure = command->exec_failure(m_plan.request)) {
     finish_exec_failure(*failure);

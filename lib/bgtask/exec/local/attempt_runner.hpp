@@ -2,7 +2,7 @@
 
 #include <bgtask/core/task_record.hpp>
 #include <bgtask/exec/local/command_launch.hpp>
-#include <bgtask/exec/local/output_capture.hpp>
+#include <bgtask/exec/local/output_keeper.hpp>
 #include <bgtask/exec/local/retry_policy.hpp>
 #include <bgtask/exec/local/stop_tree.hpp>
 #include <bgtask/exec/local/supervisor_plan.hpp>
@@ -31,11 +31,9 @@ public:
   // Sends `start` its answer ("CODE\nMESSAGE"); only the first one counts.
   using Report = std::function<void(const std::string&)>;
 
-  // `capture`: the output bound, or null; `pipe_capture` (with
-  // `capture_input`, the first attempt's end of its pipe) where the output
-  // goes through a pipe, else null.
+  // `capture`: the output bound, or null.
   AttemptRunner(const TaskDir& dir, SupervisorPlan& plan, int signal_fd, OutputKeeper* capture,
-                OutputCapture* pipe_capture, UniqueFd capture_input, Report report);
+                Report report);
 
   // The wait status of the last attempt and why it was stopped.
   std::pair<int, Stopping> run();
@@ -47,8 +45,6 @@ public:
   void apply_last(TaskRecord& record) const;
 
 private:
-  UniqueFd attempt_output();
-  std::function<bool()> output_held_probe() const;
   [[noreturn]] void fail_before_running(const std::string& reason, int code);
   void record_start(pid_t child);
   [[noreturn]] void finish_exec_failure(const PendingCommand::Failure& failure);
@@ -61,8 +57,6 @@ private:
   SupervisorPlan& m_plan;
   int m_signal_fd;
   OutputKeeper* m_capture;
-  OutputCapture* m_pipe_capture;
-  UniqueFd m_capture_input; // the next attempt's end of the output pipe
   Report m_report;
   int m_number = 1;
   Stopping m_stopping = Stopping::no;

@@ -2,16 +2,42 @@
 
 #include <bgtask/util/duration.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 namespace bgtask {
 
+// When a keeper looks at the output file's size next, holding no inotify
+// instance (a user has 128): k_busy_look after a look that found the file
+// grown, the pause doubling after each look that finds it unchanged, up to
+// k_idle_look.
+class SizeLookPacer
+{
+public:
+  static constexpr Milliseconds k_busy_look{10};
+  static constexpr Milliseconds k_idle_look{1000};
+
+  // Notes the size one look found.
+  void saw(std::uint64_t size)
+  {
+    m_pause = size != m_size ? k_busy_look : std::min(m_pause * 2, k_idle_look);
+    m_size = size;
+  }
+
+  // How long after the last look the next one is due.
+  Milliseconds pause() const { return m_pause; }
+
+private:
+  Milliseconds m_pause = k_busy_look;
+  std::uint64_t m_size = 0;
+};
+
 // What the supervisor does to bound a task's `ID.output` while the command
-// runs (--max-output): OutputTrimmer (the command writes the file, holes are
-// punched in its middle; on a timer) or OutputCapture (a pipe, the head
-// kept; on the pipe's readiness).
+// runs (--max-output); the command always writes the file itself:
+// OutputTrimmer punches holes in its middle, OutputCutter (where holes cannot
+// be punched) cuts it back to its head. Both on a timer.
 class OutputKeeper
 {
 public:

@@ -60,7 +60,7 @@ std::optional<Milliseconds> OutputTrimmer::next_look() const
   if (!m_error.empty()) {
     return std::nullopt; // bounding stopped
   }
-  return m_pause;
+  return m_pacer.pause();
 }
 
 void OutputTrimmer::drain()
@@ -72,8 +72,7 @@ void OutputTrimmer::drain()
     return;
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  m_pause = size != m_seen_size ? k_busy_look : std::min(m_pause * 2, k_idle_look);
-  m_seen_size = size;
+  m_pacer.saw(size);
   trim(size);
 }
 

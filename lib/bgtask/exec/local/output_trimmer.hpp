@@ -13,10 +13,8 @@ namespace bgtask {
 // tail), and deallocates what lies between with FALLOC_FL_PUNCH_HOLE, so
 // offsets in the file stay those of the output stream and readers find the
 // dropped range as the file's one hole (SEEK_HOLE/SEEK_DATA). It looks at
-// the file's size (one fstat, at most one fallocate) on a timer, and holds
-// no inotify instance (a user has 128): every k_busy_look while the file
-// grows, the pause doubling after each look that finds it unchanged, up to
-// k_idle_look. So the file exceeds the limit by at most one punch step plus
+// the file's size (one fstat, at most one fallocate) on SizeLookPacer's
+// timer. So the file exceeds the limit by at most one punch step plus
 // what the command writes between two looks: 10 ms of its output while it
 // writes on, 1 s of it in the first burst after a quiet second. Ranges are
 // aligned to the file's block size and punched in steps of a quarter of the
@@ -36,8 +34,6 @@ public:
   const std::string& write_error() const override { return m_error; }
 
   static constexpr std::uint64_t k_trim_step = 64 * 1024;
-  static constexpr Milliseconds k_busy_look{10};
-  static constexpr Milliseconds k_idle_look{1000};
 
 private:
   OutputTrimmer(int output, std::uint64_t head, std::uint64_t tail, std::uint64_t block);
@@ -47,8 +43,7 @@ private:
   void trim(std::uint64_t size);
 
   int m_output;
-  Milliseconds m_pause = k_busy_look; // until the next look
-  std::uint64_t m_seen_size = 0;
+  SizeLookPacer m_pacer;
   std::uint64_t m_tail;
   std::uint64_t m_block;
   std::uint64_t m_step;

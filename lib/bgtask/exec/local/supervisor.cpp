@@ -15,7 +15,7 @@
 
 #include <bgtask/exec/local/attempt_runner.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
-#include <bgtask/exec/local/output_capture.hpp>
+#include <bgtask/exec/local/output_cutter.hpp>
 #include <bgtask/exec/local/output_trimmer.hpp>
 #include <bgtask/exec/local/queue_handoff.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
@@ -34,6 +34,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <malloc.h>
+#include <memory>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -76,9 +77,7 @@ struct SupervisorRun
   const TaskDir& dir;
   SupervisorPlan& plan;
   UniqueFd signal_fd;
-  std::optional<OutputTrimmer> trimmer;
-  std::optional<OutputCapture> capture;
-  UniqueFd capture_input; // the command's end of the output pipe
+  std::unique_ptr<OutputKeeper> keeper; // the output bound, if any
 
   TaskRecord& record() { return plan.request.record; }
 
@@ -148,28 +147,23 @@ void detach(SupervisorRun& run)
   run.signal_fd = UniqueFd(::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK));
 }
 
-// The output bound of --max-output: the command writes ID.output itself and
-// the supervisor punches out its middle (so the output survives the
-// supervisor's death without SIGPIPE for the command); where the file system
-// cannot punch holes, the command writes to a pipe the supervisor copies the
-// head from. The record says which.
+// The output bound of --max-output. The command writes ID.output itself (so
+// the supervisor's death never ends it) and the supervisor punches out its
+// middle; where the file system cannot punch holes, it cuts the file back
+// to its head. The record says which.
 void prepare_output_bound(SupervisorRun& run)
 {
   auto& plan = run.plan;
   if (!plan.request.max_output) {
     return;
   }
-  run.trimmer = OutputTrimmer::create(plan.output.get(), *plan.request.max_output);
-  if (run.trimmer) {
+  if (auto trimmer = OutputTrimmer::create(plan.output.get(), *plan.request.max_output)) {
+    run.keeper = std::make_unique<OutputTrimmer>(std::move(*trimmer));
     run.record().output.retention = OutputRetention::head_and_tail;
     return;
   }
-  run.record().output.retention = OutputRetention::head_via_pipe;
-  UniqueFd capture_output;
-  if (!make_pipe(capture_output, run.capture_input)) {
-    refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
-  }
-  run.capture.emplace(std::move(capture_output), plan.output.get(), *plan.request.max_output);
+  run.keeper = std::make_unique<OutputCutter>(plan.output.get(), *plan.request.max_output);
+  run.record().output.retention = OutputRetention::head_only;
 }
 
 // Phase 2: room for the final record (a task that starts has it; on a full
@@ -203,11 +197,8 @@ void prepare(SupervisorRun& run)
 [[noreturn]] void launch_supervise_finish(SupervisorRun& run)
 {
   auto& plan = run.plan;
-  OutputKeeper* keeper = run.trimmer   ? static_cast<OutputKeeper*>(&*run.trimmer)
-                         : run.capture ? static_cast<OutputKeeper*>(&*run.capture)
-                                       : nullptr;
+  OutputKeeper* keeper = run.keeper.get();
   AttemptRunner attempts(run.dir, plan, run.signal_fd.get(), keeper,
-                         run.capture ? &*run.capture : nullptr, std::move(run.capture_input),
                          [&](const std::string& line) { run.report(line); });
   // Not a structured binding: the lambda below uses both (clang 14 cannot
   // capture bindings).
@@ -295,7 +286,7 @@ void prepare(SupervisorRun& run)
 
 void run_supervisor(const TaskDir& dir, SupervisorPlan plan)
 {
-  SupervisorRun run{dir, plan, {}, {}, {}, {}};
+  SupervisorRun run{dir, plan, {}, {}};
   try {
     detach(run);
     prepare(run);
