@@ -1,5 +1,6 @@
 #include <bgtask/exec/local/stop_tree.hpp>
 #include <bgtask/exec/local/stop_unanswered.hpp>
+#include <bgtask/proc/cgroup.hpp>
 #include <bgtask/proc/process_info.hpp>
 #include <bgtask/proc/stop_loop.hpp>
 #include <bgtask/store/task_lock.hpp>
@@ -38,9 +39,20 @@ std::optional<std::string> stop_unanswered(const TaskDir& dir, const TaskRecord&
   if (!stopped && attempt != CancelAttempt::last) {
     return std::nullopt;
   }
-  const int signalled =
-    stop_processes([&](int sig) { return signal_task_tree(record, sig); },
-                   [&] { return signal_task_tree(record, 0) > 0; }, grace, ReapChildren::no);
+  // A paused task's processes act on no signal while its cgroup's freezer
+  // holds them, and on none but KILL while stopped: thawed and continued
+  // after the TERM, as the supervisor would.
+  const TaskCgroup cgroup = TaskCgroup::recorded(record.cgroup.value_or(""), record.id);
+  const auto signal = [&](int sig) {
+    const int count = signal_task_tree(record, sig);
+    if (sig == SIGTERM) {
+      cgroup.set_frozen(false);
+      signal_task_tree(record, SIGCONT);
+    }
+    return count;
+  };
+  const int signalled = stop_processes(
+    signal, [&] { return signal_task_tree(record, 0) > 0; }, grace, ReapChildren::no);
   const bool left = signal_task_tree(record, 0) > 0;
   return "task " + record.id + " is not recorded cancelled yet: its supervisor (pid " +
          std::to_string(owner.pid) + ") " +

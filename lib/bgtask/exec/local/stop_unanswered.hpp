@@ -17,7 +17,7 @@ class TaskDir;
 // records `cancelled`. Meanwhile cancel itself stops the command, verified
 // as the task's (task_processes.hpp: the live supervisor's descendants,
 // other tasks' supervisors excepted, and its session's members): TERM, then
-// KILL after `grace`.
+// KILL after `grace`; a paused task is thawed and continued after the TERM.
 //
 // Acts on an overdue attempt only if the supervisor is stopped (SIGSTOP, a
 // tracer), on the last one whatever it does. From another pid namespace
