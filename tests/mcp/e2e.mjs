@@ -348,6 +348,7 @@ const doomedUri = `bgtask://task/${doomed.id}`;
 await client.subscribeResource({ uri: doomedUri });
 await sleep(300);
 const record = await call(client, "status", { id: doomed.id, verbose: true });
+updated.length = 0; // from here on, an update can only be the loss
 const killedAt = performance.now();
 process.kill(record.task.owner.pid, "SIGKILL");
 process.kill(record.task.child.pid, "SIGKILL");

@@ -56,18 +56,22 @@ void ResourceNotifier::wake()
 
 void ResourceNotifier::subscribe(const std::string& id)
 {
+  std::set<std::string> changed;
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
-    m_subscribed.insert(id);
     if (!m_reader) {
       // Placed at the end now, so that what is appended after this
       // subscription is answered, whenever the thread reads it.
       m_reader.emplace(m_dir, EventLogReader::From::end);
       static_cast<void>(m_reader->read());
+      m_subscribed.insert(id);
       m_thread = std::thread([this] { run(); });
       return;
     }
+    changed = read_changes(); // what came before this subscription is not its news
+    m_subscribed.insert(id);
   }
+  send(changed);
   wake();
 }
 
@@ -77,28 +81,39 @@ void ResourceNotifier::unsubscribe(const std::string& id)
   m_subscribed.erase(id);
 }
 
-// Reads what the log gained; notifies each subscribed task it names once.
+std::set<std::string> ResourceNotifier::read_changes()
+{
+  std::set<std::string> changed;
+  const EventRead read = m_reader->read();
+  if (read.gap) {
+    changed = m_subscribed; // the log was made anew: anything may have changed
+  }
+  for (const LoggedEvent& logged : read.events) {
+    if (m_subscribed.contains(logged.event.task)) {
+      changed.insert(logged.event.task);
+      if (logged.event.type == "task.cleaned") {
+        m_subscribed.erase(logged.event.task); // gone: nothing more will change
+      }
+    }
+  }
+  return changed;
+}
+
+void ResourceNotifier::send(const std::set<std::string>& changed)
+{
+  for (const std::string& id : changed) {
+    m_stream.send_notification("notifications/resources/updated", {{"uri", task_uri(id)}});
+  }
+}
+
 void ResourceNotifier::notify_new_events()
 {
   std::set<std::string> changed;
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
-    const EventRead read = m_reader->read();
-    if (read.gap) {
-      changed = m_subscribed; // the log was made anew: anything may have changed
-    }
-    for (const LoggedEvent& logged : read.events) {
-      if (m_subscribed.contains(logged.event.task)) {
-        changed.insert(logged.event.task);
-        if (logged.event.type == "task.cleaned") {
-          m_subscribed.erase(logged.event.task); // gone: nothing more will change
-        }
-      }
-    }
+    changed = read_changes();
   }
-  for (const std::string& id : changed) {
-    m_stream.send_notification("notifications/resources/updated", {{"uri", task_uri(id)}});
-  }
+  send(changed);
 }
 
 void ResourceNotifier::run()

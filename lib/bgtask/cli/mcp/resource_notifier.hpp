@@ -40,6 +40,10 @@ public:
 
 private:
   void run();
+  // Reads what the log gained (under m_mutex): the subscribed tasks it names.
+  std::set<std::string> read_changes();
+  // Notifies each of `changed` once.
+  void send(const std::set<std::string>& changed);
   void notify_new_events();
   void wake();
 
