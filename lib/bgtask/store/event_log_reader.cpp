@@ -2,8 +2,11 @@
 #include <bgtask/store/event_log.hpp>
 #include <bgtask/store/event_segments.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/util/error.hpp>
+#include <bgtask/util/fd_io.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <fcntl.h>
 #include <limits>
 
@@ -11,17 +14,32 @@ namespace bgtask {
 
 namespace {
 
+// Whether the lines read are made durable before they are used.
+enum class SyncRead { no, yes };
+
 // Calls `use` with each event of the segment from `offset` on; returns
-// the offset after its last complete line.
+// the offset after its last complete line. With SyncRead::yes, lines read
+// are first made durable (fdatasync): a line a reader was handed, and
+// whose cursor it may keep, never vanishes in a power cut, so its
+// sequence number is never given to another event after the reboot
+// (other writers' events but the final ones ride on a later sync).
 template <typename Use>
 std::uint64_t for_each_event(const TaskDir& dir, int folder, const std::string& name,
-                             std::uint64_t offset, Use use)
+                             std::uint64_t offset, Use use, SyncRead sync = SyncRead::no)
 {
   const UniqueFd fd = open_at(folder, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (!fd) {
     return offset; // removed meanwhile: the next listing tells
   }
-  const std::string text = read_from(fd.get(), offset, dir.file_path(k_event_folder) + "/" + name);
+  const std::string path = dir.file_path(k_event_folder) + "/" + name;
+  const std::string text = read_from(fd.get(), offset, path);
+  if (sync == SyncRead::yes && text.find('\n') != std::string::npos) {
+    // EROFS, EINVAL: a file system that cannot sync (nothing writes there).
+    if (const int err = sync_fd(fd.get(), SyncWhat::data);
+        err != 0 && err != EROFS && err != EINVAL) {
+      throw_system("cannot sync the event log " + path, err);
+    }
+  }
   std::uint64_t end = offset;
   for (const LineSpan& line : complete_lines(text)) {
     auto decoded =
@@ -124,13 +142,16 @@ EventRead EventLogReader::read()
 void EventLogReader::read_segment(const std::string& name, EventRead& out)
 {
   const std::uint64_t from = name == m_segment ? m_offset : 0;
-  m_offset = for_each_event(m_dir, m_folder.get(), name, from, [&](LoggedEvent&& event) {
-    if (event.seq >= m_next) {
-      m_next = event.seq + 1;
-      event.log_id = m_log_id;
-      out.events.push_back(std::move(event));
-    }
-  });
+  m_offset = for_each_event(
+    m_dir, m_folder.get(), name, from,
+    [&](LoggedEvent&& event) {
+      if (event.seq >= m_next) {
+        m_next = event.seq + 1;
+        event.log_id = m_log_id;
+        out.events.push_back(std::move(event));
+      }
+    },
+    SyncRead::yes);
   m_segment = name;
 }
 
