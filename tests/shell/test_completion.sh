@@ -37,6 +37,29 @@ out=$("$BGTASK" --dir "$WORK/open" __complete wait "" 2>&1) || fail "__complete 
 [ -z "$out" ] || fail "completion on a refused directory printed: $out"
 grep -q "__complete" <<<"$("$BGTASK" --help)" && fail "--help lists the hidden __complete command"
 
+# The global options: completion offers those `bgtask --help` lists, with
+# the same summaries (both come from one declaration), and their values.
+python3 - "$("$BGTASK" --help)" "$("$BGTASK" __complete --)" <<'PY' || fail "global options differ between --help and completion"
+import re, sys
+help_text, completion = sys.argv[1], sys.argv[2]
+section = help_text.split("Global options:\n", 1)[1].splitlines()
+helped, column = {}, None
+for line in section:
+    m = re.match(r"^  ((-\w, )?(--[a-z-]+)( \S+)? +)(\S.*)$", line)
+    if m:
+        column, name = len(m.group(1)) + 2, m.group(3)
+        helped[name] = m.group(5)
+    elif column and line.startswith(" " * column) and not line.startswith(" " * (column + 1)):
+        helped[name] += " " + line.strip()
+offered = dict(l.split("\t", 1) for l in completion.splitlines()[1:])
+assert sorted(offered) == sorted(helped), (offered, helped)
+for name, summary in offered.items():
+    assert helped[name].startswith(summary.removesuffix("...")), (name, summary, helped[name])
+PY
+[ "$("$BGTASK" __complete --color al | cut -f1)" = $'words\nalways' ] || fail "no value for --color"
+[ "$("$BGTASK" __complete list --color=n | cut -f1)" = $'words\n--color=never' ] ||
+  fail "no value for --color after the command name"
+
 running=$(bg start --name web -- sleep 600)
 on_exit 'bg cancel --quiet --grace 100ms "$running"'
 finished=$(bg start --name build -- true)
@@ -107,8 +130,15 @@ expected=()
 for c in $commands; do
   lines+=("bgtask ${c%?}")
   expected+=("bgtask $c ")
-  for o in $(options "$c"); do
-    lines+=("bgtask $c ${o%?}")
+  all=$(options "$c")
+  for o in $all; do
+    # One character short, unless that is also the start of another option
+    # (`--slot` of `--slots` and `--slot-env`): then the whole option, unless
+    # that too begins another (`--all` of `--all-named`: zsh lists both).
+    typed=${o%?}
+    [ "$(grep -c -- "^$typed" <<<"$all")" -eq 1 ] || typed=$o
+    [ "$(grep -c -- "^$typed" <<<"$all")" -eq 1 ] || continue
+    lines+=("bgtask $c $typed")
     expected+=("bgtask $c $o")
   done
 done

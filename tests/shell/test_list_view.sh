@@ -57,6 +57,15 @@ plain=$(on_tty NO_COLOR=1)
 [[ $plain != *"$esc"* ]] || fail "colour despite NO_COLOR=1: $plain"
 [ "$(echo "$coloured" | sed "s/$esc\[[0-9;]*m//g")" = "$plain" ] || fail "colour moved the columns"
 [[ $(on_tty -u NO_COLOR TERM=dumb) != *"$esc["* ]] || fail "colour on TERM=dumb"
+# --color=always|never overrides the terminal, TERM and NO_COLOR, before or
+# after the command name (`watch --color bgtask list --color=always`).
+[[ $(bg list --color=always) == *"$esc[32msucceeded$esc[0m"* ]] || fail "no colour into a pipe with --color=always"
+[[ $(NO_COLOR=1 TERM=dumb bg --color always list) == *"$esc[31mfailed"* ]] || fail "--color always lost to NO_COLOR"
+[[ $(env TERM=xterm-256color script -qec "$(printf '%q ' "$BGTASK" --dir "$D" list --color=never)" /dev/null </dev/null) != *"$esc["* ]] ||
+  fail "colour on a terminal with --color=never"
+rc=0
+bg list --color=sometimes >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || fail "--color=sometimes exited $rc, not 2"
 [[ $plain == *'evil\x1b[31mred'* ]] || fail "a name's escape sequence was not escaped on a terminal: $plain"
 [[ $(bg list) != *"$esc[32m"* ]] || fail "colour in a pipe"
 [[ $(env -u NO_COLOR TERM=xterm-256color script -qec "$(printf '%q ' "$BGTASK" --dir "$D" list --json)" /dev/null </dev/null) != *"$esc["* ]] ||

@@ -159,7 +159,8 @@ TEST(Completion, ReadsTheTableItIsGivenWithoutCallingHandlers)
        complete_command_line(k_table, {"frob", "--"}, k_no_dir).candidates) {
     options.push_back(candidate.word);
   }
-  EXPECT_EQ(options, (std::vector<std::string>{"--speed", "--loud", "--help"}));
+  // The global options that may follow a command's name come last.
+  EXPECT_EQ(options, (std::vector<std::string>{"--speed", "--loud", "--help", "--dir", "--color"}));
   EXPECT_TRUE(complete_command_line(k_table, {"cancel", ""}, k_no_dir).candidates.empty());
 }
 

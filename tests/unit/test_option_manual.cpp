@@ -1,4 +1,5 @@
 #include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/global_options.hpp>
 #include <bgtask/cli/option_manual.hpp>
 #include <bgtask/commands/table.hpp>
 
@@ -33,7 +34,7 @@ std::vector<std::string> entry_names(const std::string& text)
 // A page with one section per command that is shown, each with its marker.
 std::string page_with_every_marker()
 {
-  std::string page = "bgtask(1)\n\n# COMMANDS\n";
+  std::string page = "bgtask(1)\n\n# GLOBAL OPTIONS\n\n; options: global\n\n# COMMANDS\n";
   for (const auto& command : all_commands()) {
     if (!is_hidden(command)) {
       page +=
@@ -90,4 +91,24 @@ TEST(OptionManual, APageMissingAMarkerOrNamingAnUnknownCommandIsRefused)
   EXPECT_FALSE(expand_option_markers(page + "; options: nosuch\n", all_commands()).has_value());
   EXPECT_FALSE(expand_option_markers(page + "; options: list\n", all_commands()).has_value());
   EXPECT_FALSE(expand_option_markers(page + "; options: __complete\n", all_commands()).has_value());
+}
+
+TEST(OptionManual, TheGlobalMarkerBecomesTheDeclaredGlobalOptions)
+{
+  const auto page = expand_option_markers(page_with_every_marker(), all_commands());
+  ASSERT_TRUE(page.has_value()) << page.error();
+  const auto begin = page->find("# GLOBAL OPTIONS\n");
+  const auto end = page->find("# COMMANDS\n");
+  ASSERT_NE(begin, std::string::npos);
+  std::vector<std::string> declared;
+  const po::options_description options = global_options();
+  for (const auto& option : options.options()) {
+    declared.push_back(option->long_name());
+  }
+  EXPECT_EQ(entry_names(page->substr(begin, end - begin)), declared);
+  const auto without =
+    std::regex_replace(page_with_every_marker(), std::regex("; options: global\n"), "");
+  const auto missing = expand_option_markers(without, all_commands());
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().find("global"), std::string::npos) << missing.error();
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bgtask/cli/color_choice.hpp>
+
 #include <boost/program_options.hpp>
 
 #include <optional>
@@ -14,10 +16,14 @@ namespace po = boost::program_options;
 
 class TaskDir;
 
-// Options that precede the command name.
+// The global options (cli/global_options): before the command name, and
+// --dir and --color after it too.
 struct GlobalOptions
 {
   std::optional<std::string> dir;
+  std::optional<ColorChoice> color;
+  bool help = false;
+  bool version = false;
 };
 
 // The task directory that --dir (else $BGTASK_DIR, else the default) names,

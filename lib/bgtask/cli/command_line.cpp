@@ -180,8 +180,7 @@ std::optional<CommandArgs> parse_command_args(const Command& command,
       std::cout << "usage: bgtask " << command.name << ' ' << command.usage << "\n\n"
                 << command.help << "\n\n"
                 << format_option_help(visible)
-                << "\nThe global --dir DIR may come before or after the command name. See man "
-                   "bgtask.\n";
+                << "\nGlobal options: bgtask --help. Details: man bgtask.\n";
       return std::nullopt;
     }
     po::notify(parsed.options);

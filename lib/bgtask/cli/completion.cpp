@@ -1,6 +1,7 @@
 #include <bgtask/cli/command.hpp>
 #include <bgtask/cli/command_line.hpp>
 #include <bgtask/cli/completion.hpp>
+#include <bgtask/cli/global_options.hpp>
 #include <bgtask/cli/option_help.hpp>
 #include <bgtask/cli/record_view.hpp>
 #include <bgtask/core/task_state.hpp>
@@ -24,6 +25,8 @@ namespace {
 constexpr std::array<std::string_view, 3> k_list_formats{"table", "json", "jsonl"};
 
 constexpr std::array<std::string_view, 1> k_retry_conditions{"timed_out"};
+
+constexpr std::array<std::string_view, 3> k_color_choices{"auto", "always", "never"};
 
 constexpr std::size_t k_max_description_chars = 60;
 
@@ -130,6 +133,31 @@ std::size_t max_operands(Operands operands)
   return 0;
 }
 
+OptionSpec describe_option(const po::option_description& option)
+{
+  OptionSpec o;
+  o.long_name = option.long_name();
+  const auto display = option.canonical_display_name(po::command_line_style::allow_dash_for_short);
+  if (display.size() == 2 && display[0] == '-') {
+    o.short_name = display;
+  }
+  o.takes_value = option.semantic()->max_tokens() > 0;
+  o.description = one_line(option_summary(option));
+  return o;
+}
+
+// The global options, as a command without operands.
+CommandSpec describe_globals()
+{
+  CommandSpec spec;
+  const po::options_description options = global_options();
+  for (const auto& option : options.options()) {
+    spec.options.push_back(describe_option(*option));
+  }
+  return spec;
+}
+
+// A command's options, with the global ones that may follow its name.
 CommandSpec describe(const Command& command)
 {
   CommandSpec spec;
@@ -137,16 +165,12 @@ CommandSpec describe(const Command& command)
   spec.operands = command.operands;
   const po::options_description options = visible_options(command);
   for (const auto& option : options.options()) {
-    OptionSpec o;
-    o.long_name = option->long_name();
-    const auto display =
-      option->canonical_display_name(po::command_line_style::allow_dash_for_short);
-    if (display.size() == 2 && display[0] == '-') {
-      o.short_name = display;
+    spec.options.push_back(describe_option(*option));
+  }
+  for (auto& option : describe_globals().options) {
+    if (option.takes_value) {
+      spec.options.push_back(std::move(option));
     }
-    o.takes_value = option->semantic()->max_tokens() > 0;
-    o.description = one_line(option_summary(*option));
-    spec.options.push_back(std::move(o));
   }
   return spec;
 }
@@ -324,6 +348,9 @@ Completion complete_value(const Context& context, const CommandSpec& spec, const
   if (name == "format" && spec.name == "list") {
     return fixed_values(k_list_formats, "output format", typed, prefix);
   }
+  if (name == "color") {
+    return fixed_values(k_color_choices, "when to colour", typed, prefix);
+  }
   if (name == "executor") {
     return fixed_values(k_executor_names, "executor", typed, prefix);
   }
@@ -434,30 +461,43 @@ Completion complete_command_line(std::span<const Command> commands,
     return {};
   }
   Context context{dir};
+  const CommandSpec globals = describe_globals();
   std::size_t i = 0;
-  while (i < last && args[i].starts_with('-')) {
-    if (args[i] == "--dir") {
+  while (i < last && args[i].starts_with("--")) {
+    const auto equals = args[i].find('=');
+    const std::string name =
+      args[i].substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+    const OptionSpec* option = globals.find_long(name);
+    if (option != nullptr && option->takes_value && equals == std::string::npos) {
       if (i + 1 == last) {
-        return shell_completion(CompletionKind::directories, "");
+        return complete_value(context, globals, *option, typed, "");
       }
-      context.dir = args[i + 1];
+      if (name == "dir") {
+        context.dir = args[i + 1];
+      }
       i += 2;
       continue;
     }
-    if (args[i].starts_with("--dir=")) {
-      context.dir = args[i].substr(6);
+    if (name == "dir" && equals != std::string::npos) {
+      context.dir = args[i].substr(equals + 1);
     }
     ++i;
   }
+  while (i < last && args[i].starts_with('-')) {
+    ++i;
+  }
   if (i == last) {
-    if (typed.starts_with("--dir=")) {
-      return shell_completion(CompletionKind::directories, "--dir=");
+    if (const auto equals = typed.find('=');
+        typed.starts_with("--") && equals != std::string::npos) {
+      const OptionSpec* option = globals.find_long(typed.substr(2, equals - 2));
+      if (option != nullptr && option->takes_value) {
+        return complete_value(context, globals, *option, std::string_view(typed).substr(equals + 1),
+                              typed.substr(0, equals + 1));
+      }
+      return {};
     }
     if (typed.starts_with('-')) {
-      return words({{"--dir", "task directory"},
-                    {"--help", "show the help"},
-                    {"--version", "show the version"}},
-                   typed);
+      return words(option_candidates(globals), typed);
     }
     return words(command_candidates(commands), typed);
   }

@@ -18,8 +18,20 @@ bool stdout_is_terminal()
   return tty;
 }
 
+namespace {
+ColorChoice g_color_choice = ColorChoice::automatic;
+} // namespace
+
+void choose_color(ColorChoice choice)
+{
+  g_color_choice = choice;
+}
+
 Color stdout_color()
 {
+  if (g_color_choice != ColorChoice::automatic) {
+    return g_color_choice == ColorChoice::always ? Color::yes : Color::no;
+  }
   const char* no_color = std::getenv("NO_COLOR");
   const char* term = std::getenv("TERM");
   const bool wanted = (no_color == nullptr || *no_color == '\0') &&

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bgtask/cli/color_choice.hpp>
+
 #include <boost/json/value.hpp>
 
 #include <cstddef>
@@ -15,8 +17,13 @@ bool stdout_is_terminal();
 // Whether output may carry colour (SGR) sequences.
 enum class Color { no, yes };
 
-// Color::yes if standard output is a terminal, NO_COLOR is unset or empty
-// (https://no-color.org) and TERM is not `dumb`.
+// Sets what stdout_color answers for the rest of the process (dispatch calls
+// it once, for --color).
+void choose_color(ColorChoice choice);
+
+// Color::yes for --color=always, Color::no for --color=never; otherwise
+// (auto) Color::yes if standard output is a terminal, NO_COLOR is unset or
+// empty (https://no-color.org) and TERM is not `dumb`.
 Color stdout_color();
 
 // The width tables must fit in: the terminal's columns (TIOCGWINSZ) when

@@ -120,13 +120,13 @@ std::string_view option_details(const po::option_description& option)
   return newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
 }
 
-std::string format_option_help(const po::options_description& options)
+std::string format_option_help(const po::options_description& options, std::string_view title)
 {
   std::size_t width = 0;
   for (const auto& option : options.options()) {
     width = std::max(width, std::min(name_column(*option).size(), k_max_name_column));
   }
-  std::string out = "Options:\n";
+  std::string out = std::string(title) + ":\n";
   for (const auto& option : options.options()) {
     std::string line = name_column(*option);
     if (line.size() > width) {

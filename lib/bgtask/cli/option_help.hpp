@@ -21,8 +21,10 @@ std::string_view option_summary(const boost::program_options::option_description
 // The details after the summary line, or empty.
 std::string_view option_details(const boost::program_options::option_description& option);
 
-// The options as --help lists them: `  -f, --follow      summary`, one
-// option a line, its details wrapped below it (all within 80 columns).
-std::string format_option_help(const boost::program_options::options_description& options);
+// The options as --help lists them under the heading `title:`: `  -f,
+// --follow      summary`, one option a line, its details wrapped below it
+// (all within 80 columns).
+std::string format_option_help(const boost::program_options::options_description& options,
+                               std::string_view title = "Options");
 
 } // namespace bgtask

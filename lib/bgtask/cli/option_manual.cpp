@@ -1,3 +1,4 @@
+#include <bgtask/cli/global_options.hpp>
 #include <bgtask/cli/option_help.hpp>
 #include <bgtask/cli/option_manual.hpp>
 
@@ -10,6 +11,8 @@ namespace bgtask {
 namespace {
 
 constexpr std::string_view k_marker = "; options: ";
+// The marker's name for the global options.
+constexpr std::string_view k_global = "global";
 
 // `text` with scdoc's markup characters escaped.
 std::string escaped(std::string_view text)
@@ -104,6 +107,13 @@ Result<std::string> expand_option_markers(std::string_view page, std::span<const
       continue;
     }
     const auto name = line.substr(k_marker.size());
+    if (name == k_global) {
+      if (!expanded.insert(k_global).second) {
+        return Failure{"a second marker for the global options"};
+      }
+      out += format_options_scdoc(global_options());
+      continue;
+    }
     const Command* command = find_command(commands, name);
     if (command == nullptr || is_hidden(*command)) {
       return Failure{"no command '" + std::string(name) + "' for the marker '" + std::string(line) +
@@ -115,6 +125,9 @@ Result<std::string> expand_option_markers(std::string_view page, std::span<const
     if (command->options != nullptr) {
       out += format_options_scdoc(command->options());
     }
+  }
+  if (!expanded.contains(k_global)) {
+    return Failure{"no marker '" + std::string(k_marker) + std::string(k_global) + "'"};
   }
   for (const auto& command : commands) {
     if (!is_hidden(command) && !expanded.contains(command.name)) {

@@ -15,9 +15,10 @@ namespace bgtask {
 std::string format_options_scdoc(const po::options_description& options);
 
 // The man page's scdoc source with each marker line `; options: NAME`
-// replaced by the declared options of command NAME (without --help).
-// Fails for a marker of an unknown command, a second marker of one, or a
-// command (not hidden) that has no marker.
+// replaced by the declared options of command NAME (without --help), and
+// `; options: global` by the global options. Fails for a marker of an
+// unknown command, a second marker of one, or a command (not hidden) or the
+// global options without a marker.
 Result<std::string> expand_option_markers(std::string_view page, std::span<const Command> commands);
 
 } // namespace bgtask

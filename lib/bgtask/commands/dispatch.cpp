@@ -1,6 +1,9 @@
 #include <bgtask/cli/argv_secrets.hpp>
 #include <bgtask/cli/command.hpp>
 #include <bgtask/cli/command_line.hpp>
+#include <bgtask/cli/console.hpp>
+#include <bgtask/cli/global_options.hpp>
+#include <bgtask/cli/option_help.hpp>
 #include <bgtask/commands/dispatch.hpp>
 #include <bgtask/commands/table.hpp>
 #include <bgtask/proc/caller_umask.hpp>
@@ -23,7 +26,7 @@ namespace {
 
 void print_help(std::ostream& out)
 {
-  out << "usage: bgtask [--dir DIR] COMMAND [ARGS...]\n\n"
+  out << "usage: bgtask [GLOBAL OPTIONS] COMMAND [ARGS...]\n\n"
          "Runs commands in the background and keeps each task's state in plain files.\n\n"
          "Commands:\n";
   for (const auto& command : all_commands()) {
@@ -32,11 +35,7 @@ void print_help(std::ostream& out)
     }
     out << "  " << std::left << std::setw(10) << command.name << command.summary << '\n';
   }
-  out << "\nGlobal options:\n"
-         "  --dir DIR    task directory (default: $BGTASK_DIR, $XDG_STATE_HOME/bgtask,\n"
-         "               or ~/.local/state/bgtask)\n"
-         "  --help       show this help; `bgtask COMMAND --help` shows a command's\n"
-         "  --version    show the version\n";
+  out << '\n' << format_option_help(global_options(), "Global options");
 }
 
 // Words other background-job tools use for a bgtask command.
@@ -86,63 +85,25 @@ std::optional<std::string_view> meant_command(std::string_view name)
   throw_usage(message + " (see bgtask --help)");
 }
 
-// Moves `--dir DIR` / `--dir=DIR` given after the command name (before a
-// `--`) into `global`, so it works in either place; twice is an error.
-void take_dir_option(GlobalOptions& global, std::vector<std::string>& rest)
-{
-  for (std::size_t i = 0; i < rest.size() && rest[i] != "--";) {
-    std::optional<std::string> value;
-    std::size_t taken = 1;
-    if (rest[i] == "--dir") {
-      if (i + 1 == rest.size()) {
-        throw_usage("option '--dir' requires an argument");
-      }
-      value = rest[i + 1];
-      taken = 2;
-    } else if (rest[i].starts_with("--dir=")) {
-      value = rest[i].substr(6);
-    }
-    if (!value) {
-      ++i;
-      continue;
-    }
-    if (global.dir && *global.dir != *value) {
-      throw_usage("--dir given twice, with different directories");
-    }
-    global.dir = value;
-    rest.erase(rest.begin() + static_cast<long>(i), rest.begin() + static_cast<long>(i + taken));
-  }
-}
-
 int dispatch(const std::vector<std::string>& args)
 {
   GlobalOptions global;
-  std::size_t i = 0;
-  for (; i < args.size() && args[i].starts_with('-'); ++i) {
-    const auto& arg = args[i];
-    if (arg == "--dir") {
-      if (i + 1 == args.size()) {
-        throw_usage("option '--dir' requires an argument");
-      }
-      global.dir = args[++i];
-    } else if (arg.starts_with("--dir=")) {
-      global.dir = arg.substr(6);
-    } else if (arg == "--version") {
-      std::cout << "bgtask " << BGTASK_VERSION << '\n';
-      return 0;
-    } else if (arg == "--help" || arg == "-h") {
-      print_help(std::cout);
-      return 0;
-    } else {
-      throw_usage("unknown option '" + arg + "' (see bgtask --help)");
-    }
+  std::vector<std::string> rest = args;
+  take_leading_global_options(rest, global);
+  if (global.version) {
+    std::cout << "bgtask " << BGTASK_VERSION << '\n';
+    return 0;
   }
-  if (i == args.size()) {
+  if (global.help) {
+    print_help(std::cout);
+    return 0;
+  }
+  if (rest.empty()) {
     print_help(std::cerr);
     return static_cast<int>(ExitCode::usage);
   }
-  std::string name = args[i];
-  std::vector<std::string> rest(args.begin() + static_cast<long>(i) + 1, args.end());
+  std::string name = rest.front();
+  rest.erase(rest.begin());
   if (name == "help") {
     if (rest.empty()) {
       print_help(std::cout);
@@ -156,7 +117,10 @@ int dispatch(const std::vector<std::string>& args)
     unknown_command(name);
   }
   if (!is_hidden(*command)) {
-    take_dir_option(global, rest);
+    take_trailing_global_options(rest, global);
+  }
+  if (global.color) {
+    choose_color(*global.color);
   }
   const auto parsed = parse_command_args(*command, rest);
   return parsed ? command->handler(global, *parsed) : 0;
