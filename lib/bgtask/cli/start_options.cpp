@@ -144,6 +144,72 @@ std::optional<RetryPolicy> retry_of(const po::variables_map& vm)
   return policy;
 }
 
+// Adds the options that decide when a task runs: its queue, dependencies,
+// deduplication and retries.
+void add_scheduling_options(po::options_description& options)
+{
+  options.add_options()(
+    "queue", po::value<std::string>()->value_name("Q"),
+    "wait in queue Q for a free slot, first come, first served\n"
+    "The task is `queued` meanwhile. Queue names are 1 to 64 characters of `A-Z`, `a-z`, "
+    "`0-9`, `_` and `-`, not starting with `-`.")(
+    "slots", po::value<std::string>()->value_name("N"),
+    "with --queue: set the queue's slot count to N (stored; default 1)")(
+    "after", po::value<std::vector<std::string>>()->composing()->value_name("ID[,ID...]"),
+    "start only once these tasks succeeded; fail without running if one did not (repeatable)\n"
+    "For a Slurm task every dependency must be a Slurm task of the same cluster (else exit "
+    "2): the job is submitted with `--dependency=afterok:JOBS --kill-on-invalid-dep=yes`.")(
+    "dedupe",
+    "if an identical task is queued or running, print its ID instead of starting\n"
+    "Nothing is printed on stderr then (cron mails what a job writes there). Identical means "
+    "the same command (argv, or the shell string), working directory, `--env` entries (with "
+    "their values) and timeout; names, queues and the other options do not count. Works where "
+    "`renameat2(RENAME_NOREPLACE)` is refused (NFS, FUSE): the key is then put in place with "
+    "`link(2)`. A key that can be neither read nor made fails the start (exit 1) with the "
+    "system error.")("max-running", po::value<std::string>()->value_name("N"),
+                     "refuse (exit 69) if N tasks of the directory already run (default "
+                     "$BGTASK_MAX_RUNNING, else no limit)")(
+    "retry", po::value<std::string>()->value_name("N"),
+    "run a failed command again, up to N more times, in the same task (BGTASK_ATTEMPT)\n"
+    "Same ID, output appended. The record keeps every attempt in `attempts` (number, start "
+    "and finish time, exit code or signal, outcome); the command sees its attempt number in "
+    "`BGTASK_ATTEMPT`. `--timeout` applies to each attempt; `cancel` ends the task and stops "
+    "the retrying, also during the wait between attempts. The task's state is that of its "
+    "last attempt. If the supervisor dies between attempts, the task becomes `lost` with the "
+    "attempts so far and a reason saying so. Local executor only.")(
+    "retry-delay", po::value<std::string>()->value_name("DUR"),
+    "with --retry: wait DUR before each new attempt (default 0s)\n"
+    "The record's `retry_at` says when the next one starts.")(
+    "retry-on", po::value<std::string>()->value_name("CODES|timed_out"),
+    "with --retry: retry only these exit codes and/or timed_out (default: any failure)\n"
+    "CODES are comma-separated, 1 to 255. The default retries any non-zero exit or signal, "
+    "but not a timeout.");
+}
+
+// Adds the limits of a task's tree (its own cgroup), its exit hook and -c.
+void add_limit_options(po::options_description& options)
+{
+  options.add_options()(
+    "memory-max", po::value<std::string>()->value_name("SIZE"),
+    "limit the task's whole tree to SIZE of memory (its own cgroup; ends `oom` past it)\n"
+    "At least 1M. The supervisor creates the cgroup before the command starts and removes it "
+    "when the task ends (killing what the command left in it): cgroup v2 where its root "
+    "offers the controllers, else the v1 hierarchies (`/sys/fs/cgroup/memory/bgtask/ID` and "
+    "so on). A task the limit's OOM killer ends is `failed` with `reason` `oom` and, where the "
+    "kernel reports it, `memory_peak`. Where no writable cgroup offers the controller, "
+    "`start` exits 78 without starting anything. rlimits are no substitute: they bound each "
+    "process, not the tree. With `--executor slurm` it becomes `sbatch --mem` in whole MiB, "
+    "rounded up, which the cluster enforces (`--pids-max` and `--cpu-max` are refused "
+    "there).")("pids-max", po::value<std::string>()->value_name("N"),
+               "limit the task's whole tree to N processes and threads (its own cgroup)\n"
+               "A fork past it fails with EAGAIN, and the record gets a `pids_limit` event.")(
+    "cpu-max", po::value<std::string>()->value_name("CPUS"),
+    "limit the task's whole tree to CPUS processors' worth of time, e.g. 0.5 (its own cgroup)")(
+    "on-exit", po::value<std::string>()->value_name("STRING"),
+    "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")(
+    "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
+}
+
 } // namespace
 
 void add_env_options(po::options_description& options)
@@ -247,60 +313,9 @@ void add_start_options(po::options_description& options)
     "`--job-name`, `--parsable`, `--array`, `--wait`, `--wrap`, `--clusters` (and with "
     "`--after` also `--dependency` and `--kill-on-invalid-dep`). An `--export=LIST` gets the "
     "`--env` names added, so their values reach the job; `--export=NONE` with `--env` is "
-    "refused, and so are `--mem`, `--mem-per-cpu` and `--mem-per-gpu` with `--memory-max`.")(
-    "queue", po::value<std::string>()->value_name("Q"),
-    "wait in queue Q for a free slot, first come, first served\n"
-    "The task is `queued` meanwhile. Queue names are 1 to 64 characters of `A-Z`, `a-z`, "
-    "`0-9`, `_` and `-`, not starting with `-`.")(
-    "slots", po::value<std::string>()->value_name("N"),
-    "with --queue: set the queue's slot count to N (stored; default 1)")(
-    "after", po::value<std::vector<std::string>>()->composing()->value_name("ID[,ID...]"),
-    "start only once these tasks succeeded; fail without running if one did not (repeatable)\n"
-    "For a Slurm task every dependency must be a Slurm task of the same cluster (else exit "
-    "2): the job is submitted with `--dependency=afterok:JOBS --kill-on-invalid-dep=yes`.")(
-    "dedupe",
-    "if an identical task is queued or running, print its ID instead of starting\n"
-    "Nothing is printed on stderr then (cron mails what a job writes there). Identical means "
-    "the same command (argv, or the shell string), working directory, `--env` entries (with "
-    "their values) and timeout; names, queues and the other options do not count. Works where "
-    "`renameat2(RENAME_NOREPLACE)` is refused (NFS, FUSE): the key is then put in place with "
-    "`link(2)`. A key that can be neither read nor made fails the start (exit 1) with the "
-    "system error.")("max-running", po::value<std::string>()->value_name("N"),
-                     "refuse (exit 69) if N tasks of the directory already run (default "
-                     "$BGTASK_MAX_RUNNING, else no limit)")(
-    "retry", po::value<std::string>()->value_name("N"),
-    "run a failed command again, up to N more times, in the same task (BGTASK_ATTEMPT)\n"
-    "Same ID, output appended. The record keeps every attempt in `attempts` (number, start "
-    "and finish time, exit code or signal, outcome); the command sees its attempt number in "
-    "`BGTASK_ATTEMPT`. `--timeout` applies to each attempt; `cancel` ends the task and stops "
-    "the retrying, also during the wait between attempts. The task's state is that of its "
-    "last attempt. If the supervisor dies between attempts, the task becomes `lost` with the "
-    "attempts so far and a reason saying so. Local executor only.")(
-    "retry-delay", po::value<std::string>()->value_name("DUR"),
-    "with --retry: wait DUR before each new attempt (default 0s)\n"
-    "The record's `retry_at` says when the next one starts.")(
-    "retry-on", po::value<std::string>()->value_name("CODES|timed_out"),
-    "with --retry: retry only these exit codes and/or timed_out (default: any failure)\n"
-    "CODES are comma-separated, 1 to 255. The default retries any non-zero exit or signal, "
-    "but not a timeout.")(
-    "memory-max", po::value<std::string>()->value_name("SIZE"),
-    "limit the task's whole tree to SIZE of memory (its own cgroup; ends `oom` past it)\n"
-    "At least 1M. The supervisor creates the cgroup before the command starts and removes it "
-    "when the task ends (killing what the command left in it): cgroup v2 where its root "
-    "offers the controllers, else the v1 hierarchies (`/sys/fs/cgroup/memory/bgtask/ID` and "
-    "so on). A task the limit's OOM killer ends is `failed` with `reason` `oom` and, where the "
-    "kernel reports it, `memory_peak`. Where no writable cgroup offers the controller, "
-    "`start` exits 78 without starting anything. rlimits are no substitute: they bound each "
-    "process, not the tree. With `--executor slurm` it becomes `sbatch --mem` in whole MiB, "
-    "rounded up, which the cluster enforces (`--pids-max` and `--cpu-max` are refused "
-    "there).")("pids-max", po::value<std::string>()->value_name("N"),
-               "limit the task's whole tree to N processes and threads (its own cgroup)\n"
-               "A fork past it fails with EAGAIN, and the record gets a `pids_limit` event.")(
-    "cpu-max", po::value<std::string>()->value_name("CPUS"),
-    "limit the task's whole tree to CPUS processors' worth of time, e.g. 0.5 (its own cgroup)")(
-    "on-exit", po::value<std::string>()->value_name("STRING"),
-    "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")(
-    "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
+    "refused, and so are `--mem`, `--mem-per-cpu` and `--mem-per-gpu` with `--memory-max`.");
+  add_scheduling_options(options);
+  add_limit_options(options);
 }
 
 StartOptions parse_start_options(const po::variables_map& vm, std::vector<std::string> command)
