@@ -331,6 +331,7 @@ void remove_chosen(const TaskDir& dir, const FileMap& files,
                    const std::vector<const TaskRecord*>& chosen, bool listed, Summary& summary)
 {
   std::vector<TaskRecord> records;
+  records.reserve(chosen.size());
   for (const auto* record : chosen) {
     records.push_back(*record);
   }
