@@ -143,7 +143,7 @@ void add_scheduling(const StartOptions& options, StartPlan& plan)
 // --executor, else $BGTASK_EXECUTOR, else local.
 std::string executor_name(const StartOptions& options)
 {
-  const std::string name = options.executor.value_or(
+  std::string name = options.executor.value_or(
     env_default("BGTASK_EXECUTOR").value_or(std::string(k_local_executor)));
   if (!is_executor_name(name)) {
     throw_usage(std::string(options.executor ? "--executor" : "BGTASK_EXECUTOR") +
