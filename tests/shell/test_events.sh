@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bgtask events: the outcome in task.exited, task.ready on a wait
-# --until-output match, --cursor-file across runs
+# --until-output match, --cursor-file across runs, start or a supervisor
+# killed at each append point
 # (nothing twice, nothing missed), the stream.gap line and exit 10, a torn
 # last line ignored and cut, a supervisor killed at its final append
 # (backfilled once), a killed supervisor seen live as task.lost, and
@@ -58,6 +59,33 @@ if command -v strace >/dev/null; then
     fail "the supervisor was not killed before its final append"
   [ "$(bg events --type task.exited "$K" | wc -l)" = 1 ] || fail "final event not backfilled once"
   [ "$(bg events --type task.exited "$K" | wc -l)" = 1 ] || fail "backfilled twice"
+  # Killed at every append point: the K-th write or fdatasync of the log by
+  # start or the supervisor. Whatever was killed, each final record has one
+  # task.exited (the state wait reports), and the numbers stay contiguous.
+  kills=0
+  for sc in write fdatasync; do
+    for k in 1 2 3; do
+      : >"$WORK/killed_id"
+      strace -f -qq -o "$WORK/kill.trace" -P "$segment" -e trace="$sc" -e inject="$sc:signal=KILL:when=$k" \
+        "$BGTASK" --dir "$D" start -- sh -c 'echo x; exit 5' >"$WORK/killed_id" 2>/dev/null || true
+      K=$(cat "$WORK/killed_id")
+      [ -z "$K" ] || bg wait "$K" >/dev/null 2>&1 || true
+      grep -q 'killed by SIGKILL' "$WORK/kill.trace" || break
+      kills=$((kills + 1))
+      for f in "$D"/*.status.json; do
+        id=$(basename "$f" .status.json)
+        state=$(bg status "$id" --json | jq -r 'if type == "array" then .[0].state else .state end')
+        case "$state" in running | queued) continue ;; esac
+        [ "$(bg events --type task.exited "$id" | jq -r .data.state)" = "$state" ] ||
+          fail "killed at $sc #$k: $id is $state; its task.exited: $(bg events --type task.exited "$id")"
+      done
+    done
+  done
+  [ "$kills" -ge 3 ] || fail "only $kills append points were reached"
+  echo "killed at $kills append points"
+  bg events | seqs >"$WORK/all"
+  [ "$(cat "$WORK/all")" = "$(seq "$(head -1 "$WORK/all")" "$(tail -1 "$WORK/all")")" ] ||
+    fail "after the kills, sequence numbers are not contiguous: $(tr '\n' ' ' <"$WORK/all")"
 fi
 
 # Every replay, from any cursor, is the suffix of the whole stream.
