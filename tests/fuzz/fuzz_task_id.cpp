@@ -55,6 +55,9 @@ void check_file_name(std::string_view name)
   case bgtask::TaskFileKind::lock:
     rebuilt = bgtask::lock_file_name(file->id);
     break;
+  case bgtask::TaskFileKind::outcome:
+    rebuilt = bgtask::outcome_file_name(file->id);
+    break;
   case bgtask::TaskFileKind::temp:
     if (!name.starts_with("." + file->id + ".") || !name.ends_with(".tmp") ||
         name.find('/') != std::string_view::npos) {

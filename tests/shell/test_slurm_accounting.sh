@@ -73,6 +73,8 @@ during_dbd=$(bg start --executor slurm -c 'sleep 3; exit 4')
 until_task "$during_dbd" running 60
 stop_daemon slurmdbd
 until_ended "$(slurm_job "$during_dbd")"
+# As for a node without perl: no outcome file, so that only accounting tells.
+rm "$D/$during_dbd.outcome.json"
 
 echo "-- the controller forgets them all (MinJobAge=2, purged within a minute or so)"
 for task in "$ok" "$three" "$killed" "$during_dbd" "$failing" "$never"; do

@@ -28,6 +28,7 @@ TEST(TaskFiles, NamesTheFilesOfATask)
   EXPECT_EQ(bgtask::status_file_name(k_id), "01hx2k3m4n5p.status.json");
   EXPECT_EQ(bgtask::output_file_name(k_id), "01hx2k3m4n5p.output");
   EXPECT_EQ(bgtask::lock_file_name(k_id), "01hx2k3m4n5p.lock");
+  EXPECT_EQ(bgtask::outcome_file_name(k_id), "01hx2k3m4n5p.outcome.json");
 }
 
 TEST(TaskFiles, NamesTempsHiddenWithSixteenHexDigits)
@@ -52,7 +53,10 @@ TEST(TaskFiles, ParsesTheNamesItMakes)
   expect_task_file(bgtask::status_file_name(k_id), TaskFileKind::status);
   expect_task_file(bgtask::output_file_name(k_id), TaskFileKind::output);
   expect_task_file(bgtask::lock_file_name(k_id), TaskFileKind::lock);
+  expect_task_file(bgtask::outcome_file_name(k_id), TaskFileKind::outcome);
   expect_task_file(bgtask::temp_file_name(bgtask::status_file_name(k_id)), TaskFileKind::temp);
+  // As a Slurm job's wrapper names its temp (slurm_job_wrapper.cpp).
+  expect_task_file(".01hx2k3m4n5p.outcome.json.0123abcd4567ef89.tmp", TaskFileKind::temp);
 }
 
 TEST(TaskFiles, ParsesTempsOfAnyTaskFile)

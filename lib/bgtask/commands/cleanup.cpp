@@ -40,6 +40,7 @@ struct TaskFiles
   bool status = false;
   bool output = false;
   bool lock = false;
+  bool outcome = false;
   std::vector<std::string> temps;
 };
 
@@ -72,6 +73,9 @@ FileMap scan_files(const TaskDir& dir)
       break;
     case TaskFileKind::lock:
       task.lock = true;
+      break;
+    case TaskFileKind::outcome:
+      task.outcome = true;
       break;
     case TaskFileKind::temp:
       task.temps.emplace_back(entry->d_name);
@@ -109,11 +113,12 @@ std::uint64_t remove_file(const TaskDir& dir, const std::string& name)
   return bytes_on_disk(*st);
 }
 
-// The bytes a task's record, output and lock files take on disk.
+// The bytes a task's record, output, outcome and lock files take on disk.
 std::uint64_t files_size(const TaskDir& dir, const std::string& id)
 {
   std::uint64_t bytes = 0;
-  for (const auto& name : {status_file_name(id), output_file_name(id), lock_file_name(id)}) {
+  for (const auto& name :
+       {status_file_name(id), output_file_name(id), outcome_file_name(id), lock_file_name(id)}) {
     if (const auto st = stat_file(dir, name)) {
       bytes += bytes_on_disk(*st);
     }
@@ -159,6 +164,7 @@ std::optional<std::uint64_t> remove_task(const TaskDir& dir, const std::string& 
   }
   std::uint64_t bytes = bytes_on_disk(*record);
   bytes += remove_file(dir, output_file_name(id));
+  bytes += remove_file(dir, outcome_file_name(id));
   bytes += remove_file(dir, lock_file_name(id));
   return bytes;
 }
@@ -218,7 +224,7 @@ void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles
   for (const auto& temp : files.temps) {
     remove_file(dir, temp);
   }
-  if (files.status || !(files.output || files.lock)) {
+  if (files.status || !(files.output || files.lock || files.outcome)) {
     return;
   }
   if (lock && !lock->try_take_ownership()) {
@@ -228,6 +234,7 @@ void remove_leftovers(const TaskDir& dir, const std::string& id, const TaskFiles
     return; // the task got its record (and finished) since the scan
   }
   remove_file(dir, output_file_name(id));
+  remove_file(dir, outcome_file_name(id));
   remove_file(dir, lock_file_name(id));
   dir.sync();
 }
@@ -358,7 +365,7 @@ void remove_chosen(const TaskDir& dir, const FileMap& files,
     log_events(dir, cleaned);
   }
   for (const auto& [id, task] : files) {
-    if (!task.temps.empty() || (!task.status && (task.output || task.lock))) {
+    if (!task.temps.empty() || (!task.status && (task.output || task.lock || task.outcome))) {
       remove_leftovers(dir, id, task);
     }
   }

@@ -20,13 +20,14 @@ namespace {
 constexpr Milliseconds k_min_backoff{50};
 constexpr Milliseconds k_max_backoff{1000};
 
-// A record or output file changed, or events were lost. Opening and closing
+// A record, output or outcome file changed, or events were lost. Opening and closing
 // files, as readers do, is not a change.
 bool default_filter(std::string_view name, std::uint32_t mask)
 {
   const auto file = parse_task_file_name(name);
   return (mask & IN_Q_OVERFLOW) != 0 ||
-         (file && (file->kind == TaskFileKind::status || file->kind == TaskFileKind::output));
+         (file && (file->kind == TaskFileKind::status || file->kind == TaskFileKind::output ||
+                   file->kind == TaskFileKind::outcome));
 }
 
 UniqueFd open_verified(pid_t pid, std::uint64_t start_time)

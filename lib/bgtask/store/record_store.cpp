@@ -41,6 +41,7 @@ void remove_unrecorded_task_files(const TaskDir& dir, std::string_view id)
     return;
   }
   ::unlinkat(dir.fd(), output_file_name(id).c_str(), 0);
+  ::unlinkat(dir.fd(), outcome_file_name(id).c_str(), 0);
   ::unlinkat(dir.fd(), lock_file_name(id).c_str(), 0);
 }
 

@@ -9,6 +9,7 @@ namespace {
 constexpr std::string_view k_status_suffix = ".status.json";
 constexpr std::string_view k_output_suffix = ".output";
 constexpr std::string_view k_lock_suffix = ".lock";
+constexpr std::string_view k_outcome_suffix = ".outcome.json";
 constexpr std::string_view k_temp_suffix = ".tmp";
 constexpr std::size_t k_temp_token_length = 16;
 
@@ -42,6 +43,11 @@ std::string lock_file_name(std::string_view id)
   return std::string(id) + std::string(k_lock_suffix);
 }
 
+std::string outcome_file_name(std::string_view id)
+{
+  return std::string(id) + std::string(k_outcome_suffix);
+}
+
 std::string temp_file_name(std::string_view target)
 {
   return "." + std::string(target) + "." + random_token().substr(0, 16) +
@@ -72,6 +78,9 @@ std::optional<TaskFileName> parse_task_file_name(std::string_view name)
     return f;
   }
   if (auto f = with_suffix(name, k_output_suffix, TaskFileKind::output)) {
+    return f;
+  }
+  if (auto f = with_suffix(name, k_outcome_suffix, TaskFileKind::outcome)) {
     return f;
   }
   return with_suffix(name, k_lock_suffix, TaskFileKind::lock);

@@ -7,11 +7,14 @@
 namespace bgtask {
 
 // The files a task owns in the task directory.
-enum class TaskFileKind { status, output, lock, temp };
+enum class TaskFileKind { status, output, lock, outcome, temp };
 
 std::string status_file_name(std::string_view id);
 std::string output_file_name(std::string_view id);
 std::string lock_file_name(std::string_view id);
+// `ID.outcome.json`: how a Slurm job's command ended, written by the job
+// itself (slurm_outcome_file.hpp).
+std::string outcome_file_name(std::string_view id);
 
 // A hidden, never-valid-ID temp name next to `target` (`.TARGET.<16 hex>.tmp`).
 std::string temp_file_name(std::string_view target);

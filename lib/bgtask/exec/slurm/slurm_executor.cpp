@@ -1,5 +1,6 @@
 #include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
+#include <bgtask/exec/slurm/slurm_outcome_file.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/proc/caller_umask.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -28,6 +29,8 @@ constexpr std::size_t k_calls_per_round = 2;
 // sbatch is only called once the controller has answered; killing it
 // midway would leave a job bgtask may not know about, so it gets longer.
 constexpr Milliseconds k_min_submit_timeout{30000};
+// How often a waiter looks for outcome files, at least.
+constexpr Milliseconds k_outcome_poll{1000};
 
 std::uint64_t output_size(const TaskDir& dir, const std::string& id)
 {
@@ -251,13 +254,30 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
   const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   std::vector<WantedJob> jobs;
   std::optional<TimePoint> since;
-  for (const auto& record : records) {
-    if (!is_final(record.state) && record.slurm) {
-      jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster,
-                               recorded_job_name(record), record.created_at,
-                               record.slurm->missing_since, record.cancel_request.has_value()});
-      since = std::min(since.value_or(record.created_at), record.created_at);
+  for (auto& record : records) {
+    if (is_final(record.state) || !record.slurm) {
+      continue;
     }
+    // The job's own word first: no controller call for a job that wrote it.
+    const auto file = read_outcome_file(dir, record);
+    if (file.verdict == OutcomeFileVerdict::ended) {
+      record = write_outcome(dir, record, file.outcome);
+      m_seen.erase(record.id);
+      if (is_final(record.state)) {
+        continue;
+      }
+    } else if (file.verdict == OutcomeFileVerdict::refused) {
+      warn("outcome " + record.id, "refused " + dir.file_path(outcome_file_name(record.id)) + " (" +
+                                     file.problem + "); asking Slurm how task " + record.id +
+                                     " ended");
+    }
+    if (file.verdict == OutcomeFileVerdict::signalled && m_signalled.insert(record.id).second) {
+      m_seen.erase(record.id); // ask now: the job has ended, only Slurm knows how
+    }
+    jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster,
+                             recorded_job_name(record), record.created_at,
+                             record.slurm->missing_since, record.cancel_request.has_value()});
+    since = std::min(since.value_or(record.created_at), record.created_at);
   }
   if (jobs.empty()) {
     return;
@@ -465,7 +485,10 @@ std::optional<Milliseconds> SlurmExecutor::recheck_interval() const
     next = std::max(next, *m_asked_at + m_interval);
   }
   const auto left = std::chrono::ceil<Milliseconds>(next - at);
-  return std::max(left, Milliseconds(0));
+  // Outcome files are looked for on every reconciliation: where inotify
+  // cannot see them (a file written on another node of a network file
+  // system), this stat per poll finds them.
+  return std::clamp(left, Milliseconds(0), k_outcome_poll);
 }
 
 void SlurmExecutor::note_call()

@@ -18,10 +18,14 @@ namespace bgtask {
 
 // Runs each task as a Slurm batch job (`start --executor slurm`). The record
 // names the job (`slurm`: job id and cluster) and never a local process;
-// the job itself writes `ID.output`, so the task directory must be on
-// storage shared with the nodes. The controller is the source of truth:
-// reconcile asks it (then accounting, for jobs it has forgotten) and
-// rewrites records whose state changed, under the task's update lock.
+// the job itself writes `ID.output`, and `ID.outcome.json` when its command
+// ends (slurm_job_wrapper.hpp), so the task directory must be on storage
+// shared with the nodes. Reconcile takes a job's end from its outcome file
+// first (slurm_outcome_file.hpp: only a file that passes its checks, and
+// only an exit status no signal touched); the controller (then accounting,
+// for jobs it has forgotten) is asked only about the jobs left, and is the
+// source of truth for them. Records whose state changed are rewritten
+// under the task's update lock.
 //
 // One instance per process (executor_for). It remembers what the
 // controller said for a while, so that a waiter's repeated reconciliations
@@ -137,6 +141,7 @@ private:
   // What was last learnt about each task's job, by task id. No outcome:
   // nothing to change (an unknown state, another cluster's job, no answer).
   std::map<std::string, std::optional<SlurmOutcome>> m_seen;
+  std::set<std::string> m_signalled; // tasks whose outcome file sent us to Slurm at once
   std::optional<Clock::time_point> m_asked_at;
   Milliseconds m_interval{1000};
   std::deque<Clock::time_point> m_calls; // the calls of the last minute, oldest first

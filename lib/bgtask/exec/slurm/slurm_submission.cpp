@@ -1,3 +1,4 @@
+#include <bgtask/exec/slurm/slurm_job_wrapper.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/shell_quote.hpp>
@@ -146,7 +147,8 @@ std::string join_colon(const std::vector<std::string>& parts)
 }
 
 // The end of every batch script: the caller's umask, the task's working
-// directory, and the command in place of the shell.
+// directory, and the command, under the wrapper that writes its outcome
+// file (slurm_job_wrapper.hpp).
 std::string script_tail(const LaunchRequest& request, mode_t umask)
 {
   if (request.argv.empty() || request.argv.front().starts_with('-')) {
@@ -156,12 +158,7 @@ std::string script_tail(const LaunchRequest& request, mode_t umask)
   std::snprintf(umask_text, sizeof(umask_text), "%04o", static_cast<unsigned int>(umask & 07777));
   std::string script = "umask " + std::string(umask_text) + "\n";
   script += "cd " + shell_quote(request.record.cwd) + " || exit 127\n";
-  script += "exec";
-  for (const auto& word : request.argv) {
-    script += ' ' + shell_quote(word);
-  }
-  script += '\n';
-  return script;
+  return script + slurm_run_command_lines(request.argv);
 }
 
 } // namespace
