@@ -21,16 +21,11 @@ namespace bgtask {
 
 namespace {
 
-constexpr Milliseconds k_first_interval{1000};
-constexpr Milliseconds k_max_interval{15000};
-constexpr std::chrono::seconds k_budget_window{60};
-// A round asks the controller, then maybe accounting.
-constexpr std::size_t k_calls_per_round = 2;
+// How often a waiter looks for outcome files, at least.
+constexpr Milliseconds k_outcome_poll{1000};
 // sbatch is only called once the controller has answered; killing it
 // midway would leave a job bgtask may not know about, so it gets longer.
 constexpr Milliseconds k_min_submit_timeout{30000};
-// How often a waiter looks for outcome files, at least.
-constexpr Milliseconds k_outcome_poll{1000};
 
 std::uint64_t output_size(const TaskDir& dir, const std::string& id)
 {
@@ -254,6 +249,7 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
   const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   std::vector<WantedJob> jobs;
   std::optional<TimePoint> since;
+  bool urgent = false;
   for (auto& record : records) {
     if (is_final(record.state) || !record.slurm) {
       continue;
@@ -271,30 +267,28 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
                                      file.problem + "); asking Slurm how task " + record.id +
                                      " ended");
     }
-    if (file.verdict == OutcomeFileVerdict::signalled && m_signalled.insert(record.id).second) {
+    const bool ended = file.verdict == OutcomeFileVerdict::signalled;
+    if (ended && m_signalled.insert(record.id).second) {
       m_seen.erase(record.id); // ask now: the job has ended, only Slurm knows how
     }
     jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster,
                              recorded_job_name(record), record.created_at,
                              record.slurm->missing_since, record.cancel_request.has_value()});
     since = std::min(since.value_or(record.created_at), record.created_at);
+    urgent = urgent || m_seen.count(record.id) == 0;
   }
   if (jobs.empty()) {
     return;
   }
   const auto at = Clock::now();
-  const bool due = !m_asked_at || at >= *m_asked_at + m_interval;
-  const bool unseen = std::any_of(
-    jobs.begin(), jobs.end(), [&](const WantedJob& job) { return m_seen.count(job.task_id) == 0; });
-  if ((due || unseen) && budget_free_at(k_calls_per_round, at) <= at) {
+  if (m_schedule.next_round(at, urgent) <= at) {
     m_changed = false;
     if (!observe(jobs, *since)) {
       for (const auto& job : jobs) {
         m_seen.try_emplace(job.task_id, std::nullopt);
       }
     }
-    m_asked_at = Clock::now();
-    m_interval = m_changed ? k_first_interval : std::min(m_interval * 2, k_max_interval);
+    m_schedule.round_done(Clock::now(), m_changed);
   }
   for (auto& record : records) {
     const auto seen = m_seen.find(record.id);
@@ -472,7 +466,7 @@ std::optional<std::string> SlurmExecutor::cancel(const TaskDir& dir, const TaskR
   }
   // Look again soon: the job ends within moments of scancel.
   m_seen.erase(record.id);
-  m_interval = k_first_interval;
+  m_schedule.hurry();
   return std::nullopt;
 }
 
@@ -480,11 +474,7 @@ std::optional<Milliseconds> SlurmExecutor::recheck_interval() const
 {
   const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   const auto at = Clock::now();
-  auto next = budget_free_at(k_calls_per_round, at);
-  if (m_asked_at) {
-    next = std::max(next, *m_asked_at + m_interval);
-  }
-  const auto left = std::chrono::ceil<Milliseconds>(next - at);
+  const auto left = std::chrono::ceil<Milliseconds>(m_schedule.next_round(at, false) - at);
   // Outcome files are looked for on every reconciliation: where inotify
   // cannot see them (a file written on another node of a network file
   // system), this stat per poll finds them.
@@ -493,25 +483,7 @@ std::optional<Milliseconds> SlurmExecutor::recheck_interval() const
 
 void SlurmExecutor::note_call()
 {
-  const auto at = Clock::now();
-  while (!m_calls.empty() && m_calls.front() + k_budget_window <= at) {
-    m_calls.pop_front();
-  }
-  m_calls.push_back(at);
-}
-
-SlurmExecutor::Clock::time_point SlurmExecutor::budget_free_at(std::size_t calls,
-                                                               Clock::time_point at) const
-{
-  const auto recent = static_cast<std::size_t>(std::count_if(
-    m_calls.begin(), m_calls.end(), [&](Clock::time_point t) { return t + k_budget_window > at; }));
-  if (recent + calls <= k_calls_per_minute) {
-    return at;
-  }
-  // The oldest calls must leave the window first: the k-th of the recent ones.
-  const std::size_t expire = recent + calls - k_calls_per_minute;
-  const auto first_recent = m_calls.end() - static_cast<std::ptrdiff_t>(recent);
-  return *(first_recent + static_cast<std::ptrdiff_t>(expire - 1)) + k_budget_window;
+  m_schedule.note_call(Clock::now());
 }
 
 void SlurmExecutor::warn(std::string_view kind, const std::string& message)

@@ -2,12 +2,12 @@
 
 #include <bgtask/exec/executor.hpp>
 #include <bgtask/exec/slurm/slurm_array.hpp>
+#include <bgtask/exec/slurm/slurm_call_schedule.hpp>
 #include <bgtask/exec/slurm/slurm_client.hpp>
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 
 #include <chrono>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -29,10 +29,11 @@ namespace bgtask {
 //
 // One instance per process (executor_for). It remembers what the
 // controller said for a while, so that a waiter's repeated reconciliations
-// share one answer and ask again only after a backoff (1 s doubling to
-// 15 s, back to 1 s whenever a job changes state), and never make more than
-// k_calls_per_minute Slurm client calls in any minute, however many tasks
-// they wait for. It warns about an unreachable controller once per process.
+// share one answer, and asks again as SlurmCallSchedule allows: after a
+// backoff (1 s doubling to 15 s, back to 1 s whenever a job changes
+// state), within k_calls_per_minute Slurm client calls in any minute
+// however many tasks it waits for, and never more than 15 s apart while it
+// waits. It warns about an unreachable controller once per process.
 class SlurmExecutor final : public Executor
 {
 public:
@@ -78,7 +79,7 @@ public:
 
   // The most controller and accounting calls (squeue, sacct, scontrol)
   // reconciliation makes in any 60 s.
-  static constexpr std::size_t k_calls_per_minute = 12;
+  static constexpr std::size_t k_calls_per_minute = SlurmCallSchedule::k_calls_per_minute;
 
 private:
   using Clock = std::chrono::steady_clock;
@@ -130,9 +131,6 @@ private:
   // Notes one client call, for the budget.
   void note_call();
 
-  // When `calls` more calls fit in the budget (`at`, if they do then).
-  Clock::time_point budget_free_at(std::size_t calls, Clock::time_point at) const;
-
   Result<SlurmConfig> config();
 
   // Prints `message` on stderr as a warning, once per process for each `kind`.
@@ -141,11 +139,9 @@ private:
   // What was last learnt about each task's job, by task id. No outcome:
   // nothing to change (an unknown state, another cluster's job, no answer).
   std::map<std::string, std::optional<SlurmOutcome>> m_seen;
+  SlurmCallSchedule m_schedule;
   std::set<std::string> m_signalled; // tasks whose outcome file sent us to Slurm at once
-  std::optional<Clock::time_point> m_asked_at;
-  Milliseconds m_interval{1000};
-  std::deque<Clock::time_point> m_calls; // the calls of the last minute, oldest first
-  bool m_changed = false; // an observation in the current round differed from the last
+  bool m_changed = false;            // an observation in the current round differed from the last
   std::optional<SlurmConfig> m_config;
   std::set<std::string> m_warned;
   // What the members above learnt is shared by the threads of `bgtask mcp`:
