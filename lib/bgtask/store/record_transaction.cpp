@@ -10,6 +10,7 @@
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
+#include <deque>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -105,8 +106,12 @@ void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
       ::unlinkat(dir.fd(), temps[i].c_str(), 0);
     }
   };
+  // Each task's update lock from its temp until its rename: `cleanup`
+  // removes the temps of tasks whose update lock is free.
+  std::deque<UpdateLockGuard> guards;
   for (const auto& item : batch) {
     TaskRecord& record = *item.record;
+    guards.emplace_back(*item.lock);
     ++record.generation;
     temps.push_back(temp_file_name(status_file_name(record.id)));
     UniqueFd fd = open_at(dir.fd(), temps.back().c_str(),
@@ -125,7 +130,6 @@ void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
   for (std::size_t i = 0; i < batch.size(); ++i) {
     TaskLock& lock = *batch[i].lock;
     const std::string& id = batch[i].record->id;
-    UpdateLockGuard guard(lock);
     if (!lock.is_linked(dir, id) ||
         ::renameat(dir.fd(), temps[i].c_str(), dir.fd(), status_file_name(id).c_str()) != 0) {
       const int err = errno;
@@ -133,6 +137,7 @@ void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
       throw_system("cannot write the record of task " + id, err);
     }
   }
+  guards.clear();
   if (const int err = sync_file_system(dir); err != 0) {
     throw_system("cannot make the records of " + std::to_string(batch.size()) + " tasks durable",
                  err);
