@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # start --each-line: a task per input line, `{}` replaced in the command's
 # words (never through a shell) and the line in BGTASK_ITEM; the IDs are
-# printed in input order once durable; --name groups them; --resume skips
-# lines; a start that fails half-way says where to go on, and what it
-# printed has records.
+# printed in input order once durable; --resume skips lines; a start that
+# fails half-way says where to go on, and what it printed has records.
 source "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "jq is missing"
 
 printf '%s\n' 'a b' '$(touch pwned)' '' 'last;line' >"$WORK/lines"
-bg start --each-line "$WORK/lines" --queue g --slots 2 --name group -- \
+bg start --each-line "$WORK/lines" --queue g --slots 2 -- \
   sh -c 'printf "%s|%s\n" "$1" "$BGTASK_ITEM"' _ '<{}>' >"$WORK/ids" || fail "start --each-line failed"
 [ "$(wc -l <"$WORK/ids")" -eq 4 ] || fail "want 4 IDs, got $(cat "$WORK/ids")"
 sort -c "$WORK/ids" || fail "the IDs are not in input order"
-bg wait --all-named group >/dev/null || fail "wait --all-named failed"
+# shellcheck disable=SC2046
+bg wait $(cat "$WORK/ids") >/dev/null || fail "wait failed"
 got=$(for id in $(cat "$WORK/ids"); do bg output "$id"; done)
 want=$'<a b>|a b\n<$(touch pwned)>|$(touch pwned)\n<>|\n<last;line>|last;line'
 [ "$got" = "$want" ] || fail "outputs: $got"

@@ -262,15 +262,17 @@ void add_array_option(po::options_description& options)
 {
   options.add_options()(
     "array", po::value<std::string>()->value_name("SPEC"),
-    "slurm: one job array, a task per index (1-1000%50, 0-15:4, 1,3,7; BGTASK_ARRAY_INDEX)\n"
-    "Slurm only (exit 2 otherwise, and with `--dedupe`). Each task has its own record and "
-    "output file, with `BGTASK_ARRAY_INDEX` and `SLURM_ARRAY_TASK_ID` set to its index. SPEC "
-    "is sbatch's: `1-1000`, `0-15:4` (every 4th), `1,3,7`, with `%N` to run at most N at "
-    "once; at most 10000 elements. `start` prints the IDs one per line, in index order. The "
-    "whole array is named by its `--name` (`list --name`, `wait --name`, `cancel "
-    "--name`) or by those IDs; each element is a task of its own for `status`, `output`, "
-    "`wait`, `cancel` and `rerun` (which submits that index again). An element cancelled "
-    "while pending is recorded `cancelled` from the request, as Slurm keeps no record of it.");
+    "a task per index (1-1000%50, 0-15:4, 1,3,7), with BGTASK_ARRAY_INDEX set to it\n"
+    "Each task has its own record and output file, with `BGTASK_ARRAY_INDEX` set to its "
+    "index (and `SLURM_ARRAY_TASK_ID` with `--executor slurm`). SPEC is sbatch's: `1-1000`, "
+    "`0-15:4` (every 4th), `1,3,7`, with `%N` to run at most N at once (Slurm only; here "
+    "`--queue Q --slots N` does that); at most 10000 elements; not with `--dedupe`. `start` "
+    "prints the IDs one per line, in index order (a local array with `--name N`: N once, as "
+    "`--each-line` does). The whole array is named by its `--name` (`list --name`, `wait "
+    "--name`, `cancel --name`) or by those IDs; each element is a task of its own for "
+    "`status`, `output`, `wait`, `cancel` and `rerun`. A Slurm element cancelled while "
+    "pending is recorded `cancelled` from the request, as Slurm keeps no record of it; a "
+    "local array is started as `--each-line` starts its lines.");
 }
 
 void add_start_options(po::options_description& options)

@@ -23,10 +23,15 @@ std::string array_job_of(const TaskRecord& record)
 }
 
 // Of `named` (oldest first, all with one name): the newest task, with the
-// other elements of its Slurm array when it is one.
+// other elements of its Slurm array or the other tasks of its fan-out
+// (`group`) when it is one.
 std::vector<TaskRecord> newest_of(std::vector<TaskRecord> named)
 {
   if (named.empty()) {
+    return named;
+  }
+  if (const auto group = named.back().group) {
+    std::erase_if(named, [&](const TaskRecord& r) { return r.group != group; });
     return named;
   }
   const std::string array_job = array_job_of(named.back());
@@ -42,7 +47,7 @@ std::vector<TaskRecord> newest_of(std::vector<TaskRecord> named)
 void add_selection_options(po::options_description& options)
 {
   options.add_options()("name", po::value<std::string>()->value_name("N"),
-                        "also the newest task named N (a whole array for --array)")(
+                        "also the newest task named N (a whole array or --each-line group)")(
     "all-named", po::value<std::string>()->value_name("N"), "also every task named N")(
     "queue", po::value<std::string>()->value_name("Q"),
     "also every task of queue Q\n"

@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <functional>
 #include <iostream>
 
 namespace bgtask {
@@ -28,14 +29,18 @@ po::options_description start_options()
     "a task per line of FILE (- : stdin): {} in the command's words is the line, "
     "and BGTASK_ITEM too\n"
     "An empty line is a task too. `{}` is never replaced inside a `-c` string, and never "
-    "through a shell. The tasks share the other options (`--name` included: act on them with "
-    "`wait --all-named`, `cancel --all-named`). With `--queue` or `--after`, their records are "
-    "made durable 1,024 at a time with one sync, and each group's IDs are printed, in input "
-    "order, once it is durable. A start that fails half-way exits 1 and says how many tasks "
-    "started and where to go on (`--resume N`).")(
+    "through a shell. The tasks share the other options. With `--name N` the start prints N "
+    "once instead of the IDs, and `wait --name N`, `cancel --name N` and `list --name N "
+    "--summary` act on the whole group (the record field `group`). With `--queue` or `--after`, "
+    "their records are made durable 1,024 at a time with one sync, and each group's IDs are "
+    "printed, in input order, once it is durable. A start that fails half-way exits 1 and says "
+    "how many tasks started and where to go on (`--resume N`).")(
     "resume", po::value<std::string>()->value_name("N"),
-    "with --each-line: skip the first N lines (where a start that "
-    "failed said to go on)");
+    "with --each-line or a local --array: skip the first N lines or indices (where a start "
+    "that failed said to go on)\n"
+    "After a crash, N is the count of the group's tasks (`list --name N --summary`, before "
+    "`cleanup`): a start makes its tasks durable in input order. With `--name`, the tasks "
+    "join the group of the newest task of that name.");
   return options;
 }
 
@@ -77,6 +82,59 @@ std::vector<std::string> read_item_lines(const std::string& source)
   return lines;
 }
 
+// Where the IDs of a group start go: one per line, or with --name the
+// name alone, once (the group answers to it: wait --name, cancel --name).
+class GroupPrinter
+{
+public:
+  explicit GroupPrinter(const po::variables_map& vm)
+    : m_quiet(vm.count("quiet") != 0),
+      m_name(optional_value<std::string>(vm, "name"))
+  {
+  }
+
+  void operator()(const std::vector<std::string>& ids)
+  {
+    if (!m_quiet && !m_name) {
+      for (const auto& id : ids) {
+        std::cout << id << '\n';
+      }
+    } else if (!m_quiet && !m_named && !ids.empty()) {
+      std::cout << *m_name << '\n';
+      m_named = true;
+    }
+    std::cout.flush();
+  }
+
+private:
+  bool m_quiet;
+  std::optional<std::string> m_name;
+  bool m_named = false;
+};
+
+// The group a resumed start joins: that of the newest task named as it is.
+std::optional<std::string> resumed_group(const TaskDir& dir, const std::optional<std::string>& name)
+{
+  if (!name) {
+    return std::nullopt;
+  }
+  auto named = load_records(dir, [&](const TaskRecord& r) { return r.name == *name; });
+  return named.empty() ? std::nullopt : named.back().group;
+}
+
+int start_items(const GlobalOptions& global, const po::variables_map& vm, StartPlan plan,
+                const std::vector<GroupItem>& items, std::size_t resume)
+{
+  const TaskDir dir = open_task_dir(global);
+  auto group = resume > 0 ? resumed_group(dir, plan.request.record.name) : std::nullopt;
+  GroupPrinter print(vm);
+  start_group(dir, std::move(plan), items, resume, std::move(group), std::ref(print));
+  if (!std::cout) {
+    throw Error(ExitCode::failure, "tasks started, but their IDs could not be written");
+  }
+  return 0;
+}
+
 int run_start_each_line(const GlobalOptions& global, const CommandArgs& args,
                         const std::string& source)
 {
@@ -94,20 +152,24 @@ int run_start_each_line(const GlobalOptions& global, const CommandArgs& args,
   for (std::size_t i = resume; i < lines.size(); ++i) {
     items.push_back(GroupItem{lines[i], {"BGTASK_ITEM=" + lines[i]}});
   }
-  const TaskDir dir = open_task_dir(global);
-  const bool quiet = vm.count("quiet") != 0;
-  start_group(dir, std::move(plan), items, resume, [&](const std::vector<std::string>& ids) {
-    if (!quiet) {
-      for (const auto& id : ids) {
-        std::cout << id << '\n';
-      }
-    }
-    std::cout.flush();
-  });
-  if (!std::cout) {
-    throw Error(ExitCode::failure, "tasks started, but their IDs could not be written");
+  return start_items(global, vm, std::move(plan), items, resume);
+}
+
+// A local --array: a task per index, with BGTASK_ARRAY_INDEX as the Slurm
+// executor sets it.
+int run_start_local_array(const GlobalOptions& global, const CommandArgs& args, StartPlan plan)
+{
+  const auto& vm = args.options;
+  std::size_t resume = 0;
+  if (auto text = optional_value<std::string>(vm, "resume")) {
+    resume = value_or_usage(parse_count(*text, "--resume"));
   }
-  return 0;
+  const auto& indices = plan.array->indices;
+  std::vector<GroupItem> items;
+  for (std::size_t i = resume; i < indices.size(); ++i) {
+    items.push_back(GroupItem{std::nullopt, {"BGTASK_ARRAY_INDEX=" + std::to_string(indices[i])}});
+  }
+  return start_items(global, vm, std::move(plan), items, resume);
 }
 
 } // namespace
@@ -118,10 +180,13 @@ int run_start(const GlobalOptions& global, const CommandArgs& args)
   if (auto source = optional_value<std::string>(vm, "each-line")) {
     return run_start_each_line(global, args, *source);
   }
-  if (vm.count("resume") != 0) {
-    throw_usage("--resume needs --each-line");
-  }
   StartPlan plan = plan_start(parse_start_options(vm, args.command));
+  if (plan.array && plan.request.record.executor == k_local_executor) {
+    return run_start_local_array(global, args, std::move(plan));
+  }
+  if (vm.count("resume") != 0) {
+    throw_usage("--resume needs --each-line or a local --array");
+  }
   const TaskDir dir = open_task_dir(global);
   const StartResult result = start_task(dir, std::move(plan));
   require_durable_record(dir, result);

@@ -167,6 +167,7 @@ constexpr std::array<Command, 16> k_commands{{
      "[--max-running N] "
      "[--retry N [--retry-delay DUR] [--retry-on CODES|timed_out]] [--memory-max SIZE] "
      "[--pids-max N] [--cpu-max CPUS] [--on-exit 'SHELL STRING'] "
+     "[--each-line FILE|- | --array SPEC] [--resume N] "
      "(-- CMD [ARG...] | -c 'SHELL STRING')",
    .help = "Starts a command in the background and prints its task ID once the task is running\n"
            "(or queued). `-- CMD ARGS` runs argv directly; `-c STRING` runs it with /bin/sh -c.",

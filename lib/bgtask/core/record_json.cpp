@@ -639,6 +639,10 @@ void decode_scheduling(const json::object& o, TaskRecord& r)
     bad("queue", "not a queue name");
   }
   r.slot = opt_string(o, "slot");
+  r.group = opt_string(o, "group");
+  if (r.group && !is_task_id(*r.group)) {
+    bad("group", "not a task ID");
+  }
   if (const auto* v = find(o, "after")) {
     r.after = get_strings(*v, "after");
     if (!std::all_of(r.after.begin(), r.after.end(),
@@ -740,6 +744,7 @@ json::value record_to_json(const TaskRecord& r)
   o["output"] = std::move(out);
   o["queue"] = optional_string(r.queue);
   o["slot"] = optional_string(r.slot);
+  o["group"] = optional_string(r.group);
   o["after"] = strings_to_json(r.after);
   o["waiting_for"] =
     r.waiting_for ? json::value(waiting_for_name(*r.waiting_for)) : json::value(nullptr);

@@ -207,6 +207,7 @@ struct TaskRecord
   std::vector<std::string> after;         // --after: tasks that must succeed first
   std::optional<WaitingFor> waiting_for;  // set while queued
   std::optional<std::string> slot;        // the name of its queue's slot it runs in
+  std::optional<std::string> group;       // a fan-out's first task (--each-line, local --array)
   std::optional<std::string> on_exit;     // --on-exit: shell string run when the task ends
   std::optional<std::string> fingerprint; // keyed hash compared by --dedupe (task_fingerprint.hpp)
   // Lifecycle (JSON: options, attempts, retry_at, rerun_of, pause, cgroup, memory_peak, reason).

@@ -40,9 +40,9 @@ std::string substitute(const std::string& word, const std::string& text)
 LaunchRequest request_for(const LaunchRequest& shared, const GroupItem& item)
 {
   LaunchRequest request = shared;
-  if (!request.record.shell) {
+  if (!request.record.shell && item.text) {
     for (auto& word : request.argv) {
-      word = substitute(word, item.text);
+      word = substitute(word, *item.text);
     }
     request.record.command = request.argv;
   }
@@ -57,8 +57,9 @@ LaunchContext context_for(const std::vector<std::string>& environment, const Lau
 
 // Writes one group of waiting tasks: each task's ID, lock, output file and
 // file in `.parked`, then all records with one sync; appends their IDs.
+// An unset `group` becomes the first task's ID.
 void park_group(const TaskDir& dir, const LaunchRequest& shared, const GroupItem* items,
-                std::size_t count, std::vector<std::string>& ids)
+                std::size_t count, std::optional<std::string>& group, std::vector<std::string>& ids)
 {
   std::vector<std::string> environment;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
@@ -75,6 +76,8 @@ void park_group(const TaskDir& dir, const LaunchRequest& shared, const GroupItem
     auto [id, lock] = claim.next(record.created_at);
     locks.push_back(std::move(lock));
     record.id = id;
+    record.group = group.value_or(id);
+    group = record.group;
     record.output.path = dir.file_path(output_file_name(id));
     record.state = TaskState::queued;
     record.waiting_for = first_wait(record);
@@ -102,11 +105,14 @@ void park_group(const TaskDir& dir, const LaunchRequest& shared, const GroupItem
 }
 
 // Starts one task that does not wait, as `start` does.
-std::string start_one(const TaskDir& dir, const LaunchRequest& shared, const GroupItem& item)
+std::string start_one(const TaskDir& dir, const LaunchRequest& shared, const GroupItem& item,
+                      std::optional<std::string>& group)
 {
   LaunchRequest request = request_for(shared, item);
   auto [id, lock] = TaskIdClaim(dir, current_boot_id()).next(request.record.created_at);
   request.record.id = id;
+  request.record.group = group.value_or(id);
+  group = request.record.group;
   request.record.output.path = dir.file_path(output_file_name(id));
   StartResult result{id, {id}, {}, false};
   result.launch = executor_for(request.record.executor).launch(dir, std::move(lock), request);
@@ -117,10 +123,12 @@ std::string start_one(const TaskDir& dir, const LaunchRequest& shared, const Gro
 } // namespace
 
 void start_group(const TaskDir& dir, StartPlan plan, const std::vector<GroupItem>& items,
-                 std::size_t first_index, const DurableIds& on_durable)
+                 std::size_t first_index, std::optional<std::string> group,
+                 const DurableIds& on_durable)
 {
   if (plan.dedupe || plan.max_running) {
-    throw Error(ExitCode::usage, "--dedupe and --max-running cannot be used with --each-line");
+    throw Error(ExitCode::usage,
+                "--dedupe and --max-running cannot be used with --each-line or a local --array");
   }
   auto& request = plan.request;
   request.record.after = resolve_task_ids(dir, plan.after);
@@ -136,14 +144,14 @@ void start_group(const TaskDir& dir, StartPlan plan, const std::vector<GroupItem
       std::vector<std::string> ids;
       if (parks) {
         const std::size_t count = std::min(k_group_sync_size, items.size() - done);
-        park_group(dir, request, items.data() + done, count, ids);
+        park_group(dir, request, items.data() + done, count, group, ids);
         done += count;
       } else {
-        ids.push_back(start_one(dir, request, items[done]));
+        ids.push_back(start_one(dir, request, items[done], group));
         ++done;
       }
       on_durable(ids);
-      if (parks) {
+          if (parks) {
         admit_waiting_tasks(dir);
       }
     }

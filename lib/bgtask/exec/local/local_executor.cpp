@@ -101,9 +101,9 @@ void LocalExecutor::check(const StartOptions& options) const
   if (slurm.partition || slurm.time_limit || !slurm.args.empty()) {
     throw_usage("--partition, --slurm-time and --slurm-arg need --executor slurm");
   }
-  if (slurm.array) {
-    throw_usage("--array needs --executor slurm (it submits one Slurm job array); to run a "
-                "command locally once per index, start a task for each");
+  if (slurm.array && slurm.array->limit) {
+    throw_usage("--array's %N needs --executor slurm; to run at most N at once here, give "
+                "--queue Q --slots N");
   }
   const auto& limits = options.limits;
   if (limits.any()) {
