@@ -26,6 +26,9 @@ case "$PC_FS" in
     exit 2
     ;;
 esac
+# More options for mkfs (a test that needs more inodes sets them, and
+# PC_SIZE, after sourcing this file).
+PC_MKFS_OPTIONS=()
 
 # pc_setup: makes and mounts the file system, or skips the test (exit 125).
 pc_setup() {
@@ -35,7 +38,7 @@ pc_setup() {
   grep -qw "$PC_FS" /proc/filesystems || modprobe "$PC_FS" 2>/dev/null ||
     skip "this kernel has no $PC_FS"
   truncate -s "$PC_SIZE" "$PC_IMG"
-  "mkfs.$PC_FS" -q "$PC_MKFS_FORCE" "$PC_IMG" >"$WORK/mkfs.err" 2>&1 ||
+  "mkfs.$PC_FS" -q "$PC_MKFS_FORCE" "${PC_MKFS_OPTIONS[@]}" "$PC_IMG" >"$WORK/mkfs.err" 2>&1 ||
     skip "mkfs.$PC_FS failed on $PC_IMG: $(head -1 "$WORK/mkfs.err")"
   mkdir -p "$PC_MNT"
   PC_LOOP=$(losetup -f --show "$PC_IMG" 2>"$WORK/mount.err") ||

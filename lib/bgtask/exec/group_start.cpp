@@ -11,6 +11,7 @@
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_id_claim.hpp>
 #include <bgtask/util/error.hpp>
+#include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -94,11 +95,13 @@ void park_group(const TaskDir& dir, const LaunchRequest& shared, const GroupItem
                                          : std::optional<std::string>()},
                        context_for(environment, request));
   }
+  kill_at_group_start_seam("parked");
   std::vector<NewRecord> batch;
   for (std::size_t i = 0; i < count; ++i) {
     batch.push_back(NewRecord{&locks[i], &records[i]});
   }
   create_records(dir, batch);
+  kill_at_group_start_seam("durable");
   for (const auto& record : records) {
     ids.push_back(record.id);
   }
@@ -151,7 +154,8 @@ void start_group(const TaskDir& dir, StartPlan plan, const std::vector<GroupItem
         ++done;
       }
       on_durable(ids);
-          if (parks) {
+      kill_at_group_start_seam("printed");
+      if (parks) {
         admit_waiting_tasks(dir);
       }
     }

@@ -7,6 +7,7 @@
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/test_seams.hpp>
 #include <bgtask/util/unique_fd.hpp>
 
 #include <cerrno>
@@ -122,12 +123,16 @@ void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
       throw_system("cannot write the record of task " + record.id, err != 0 ? err : errno);
     }
   }
+  kill_at_group_start_seam("temps_written");
   if (const int err = sync_file_system(dir); err != 0) {
     remove_temps(0);
     throw_system("cannot make the records of " + std::to_string(batch.size()) + " tasks durable",
                  err);
   }
   for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (i == batch.size() / 2) {
+      kill_at_group_start_seam("half_renamed");
+    }
     TaskLock& lock = *batch[i].lock;
     const std::string& id = batch[i].record->id;
     if (!lock.is_linked(dir, id) ||

@@ -2,6 +2,8 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <map>
+#include <string>
 #include <string_view>
 #include <unistd.h>
 
@@ -24,6 +26,8 @@ const char* name_of(TestSeam seam)
     return "BGTASK_TEST_CLOCK_OFFSET_FILE";
   case TestSeam::handoff_kill:
     return "BGTASK_TEST_HANDOFF_KILL";
+  case TestSeam::group_start_kill:
+    return "BGTASK_TEST_GROUP_START_KILL";
   }
   return "BGTASK_TEST_UNKNOWN";
 }
@@ -53,6 +57,25 @@ void kill_at_handoff_seam(const char* point)
   }
 }
 
+void kill_at_group_start_seam(const char* point)
+{
+  const char* value = test_seam(TestSeam::group_start_kill);
+  if (value == nullptr) {
+    return;
+  }
+  const std::string_view text(value);
+  const auto at = text.find('@');
+  if (text.substr(0, at) != point) {
+    return;
+  }
+  const unsigned long nth =
+    at == std::string_view::npos ? 1 : std::strtoul(value + at + 1, nullptr, 10);
+  static std::map<std::string, unsigned long, std::less<>> reached;
+  if (++reached[point] == nth) {
+    ::kill(::getpid(), SIGKILL);
+  }
+}
+
 #else
 
 const char* test_seam(TestSeam)
@@ -70,6 +93,10 @@ bool test_seams_built()
 }
 
 void kill_at_handoff_seam(const char*)
+{
+}
+
+void kill_at_group_start_seam(const char*)
 {
 }
 

@@ -14,11 +14,18 @@ enum class TestSeam {
   clock_offset_file,       // BGTASK_TEST_CLOCK_OFFSET_FILE: a file holding a wall-clock offset (ms)
   handoff_kill,            // BGTASK_TEST_HANDOFF_KILL: a supervisor's hand-off SIGKILLs itself at
                            // this point (queue_handoff.hpp)
+  group_start_kill,        // BGTASK_TEST_GROUP_START_KILL=POINT@N: a group start SIGKILLs
+                           // itself the Nth time it reaches POINT (group_start.hpp)
 };
 
 // SIGKILLs this process if BGTASK_TEST_HANDOFF_KILL names `point`; nothing
 // in a build without seams.
 void kill_at_handoff_seam(const char* point);
+
+// SIGKILLs this process the Nth time it calls this with `point`, if
+// BGTASK_TEST_GROUP_START_KILL is `point@N` (`point` alone: N = 1); nothing
+// in a build without seams.
+void kill_at_group_start_seam(const char* point);
 
 // The value of `seam`, or nullptr (always, in a build without seams).
 const char* test_seam(TestSeam seam);
