@@ -55,7 +55,7 @@ TEST_F(List, ShowsOnlyTheHeaderForAnEmptyDirectory)
   const Result result = bg({"list"});
   EXPECT_EQ(result.exit_code, 0) << result;
   EXPECT_EQ(words_of(result.out),
-            (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"}));
+            (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "ELAPSED", "NAME"}));
   const Result json_result = bg({"list", "--json"});
   EXPECT_EQ(json_result.exit_code, 0) << json_result;
   EXPECT_EQ(json_result.out, "[]\n");
@@ -73,7 +73,7 @@ TEST_F(List, ShowsTasksOldestFirstInTheDocumentedColumns)
   const auto lines = lines_of(result.out);
   ASSERT_EQ(lines.size(), 4u) << result;
   EXPECT_EQ(words_of(lines[0]),
-            (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"}));
+            (std::vector<std::string>{"ID", "STATE", "EXIT", "STARTED", "ELAPSED", "NAME"}));
   const auto row1 = words_of(lines[1]);
   const auto row2 = words_of(lines[2]);
   const auto row3 = words_of(lines[3]);

@@ -28,12 +28,12 @@ done
 # --- columns ---
 table=$(bg list --format table)
 [ "$table" = "$(bg list)" ] || fail "--format table differs from the default"
-[ "$(tr -s ' ' <<<"${table%%$'\n'*}")" = "ID STATE EXIT STARTED DURATION NAME" ] || fail "header: $table"
+[ "$(tr -s ' ' <<<"${table%%$'\n'*}")" = "ID STATE EXIT STARTED ELAPSED NAME" ] || fail "header: $table"
 row=$(echo "$table" | grep "^$bad")
 [[ $row == *"sh -c 'exit 3' xxx"*"..." ]] || fail "an unnamed task's long command is not shortened: $row"
 [[ $row != *"$long_arg"* ]] || fail "the default view shows the whole long command: $row"
 wide=$(bg list --wide)
-[ "$(tr -s ' ' <<<"${wide%%$'\n'*}")" = "ID STATE EXIT STARTED DURATION NAME CWD COMMAND" ] ||
+[ "$(tr -s ' ' <<<"${wide%%$'\n'*}")" = "ID STATE EXIT STARTED ELAPSED NAME CWD COMMAND" ] ||
   fail "--wide header: $wide"
 row=$(echo "$wide" | grep "^$bad")
 [[ $row == *" - "*" $PWD "*"sh -c 'exit 3' $long_arg" ]] || fail "--wide row of the unnamed task: $row"

@@ -28,7 +28,8 @@ awk '{ exit !($1 > 864000) }' /proc/uptime || fail "the boottime offset is not i
 
 # The running task of outside: elapsed well under a minute, not ten days.
 line=$(bg list | grep -E "^$RUNNING ") || fail "list does not show $RUNNING"
-elapsed=$(awk '{ print $6 }' <<<"$line")
+# ELAPSED follows STARTED (`HH:MM:SS`, after a date unless today).
+elapsed=$(awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/) { print $(i + 1); exit } }' <<<"$line")
 grep -E '^[0-9]+(\.[0-9]+)?(ms|s)$' <<<"$elapsed" >/dev/null ||
   fail "elapsed time of a task started outside the namespace: '$elapsed' in: $line"
 

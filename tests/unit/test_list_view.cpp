@@ -24,7 +24,7 @@ TaskRecord finished_record(std::vector<std::string> command)
 TEST(ListView, WideAddsTheDirectoryAndTheFullCommand)
 {
   EXPECT_EQ(list_header(ListColumns::wide),
-            (TableRow{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME", "CWD", "COMMAND"}));
+            (TableRow{"ID", "STATE", "EXIT", "STARTED", "ELAPSED", "NAME", "CWD", "COMMAND"}));
   const TableRow row = list_row(finished_record({"make", "-j4", "all"}), ListColumns::wide);
   ASSERT_EQ(row.size(), 8u);
   EXPECT_EQ(row[5], "-");
@@ -81,4 +81,27 @@ TEST(ListView, ColourTakesNoWidthInTheTable)
     }
   }
   EXPECT_EQ(stripped, plain);
+}
+
+TEST(ListView, InfoSaysWhyAQueuedTaskWaitsAndHowFarARunningOneIs)
+{
+  TaskRecord record = finished_record({"make"});
+  EXPECT_EQ(list_info(record), "-");
+  record.state = TaskState::queued;
+  record.queue = "gpu";
+  record.waiting_for = WaitingFor::slot;
+  EXPECT_EQ(list_info(record), "slot in gpu");
+  record.queue.reset();
+  record.waiting_for = WaitingFor::after;
+  record.after = {"2nk5t7f30b55", "2nk5t7f30b56"};
+  EXPECT_EQ(list_info(record), "after 2nk5t7f30b55,2nk5t7f30b56");
+  record.state = TaskState::running;
+  record.progress = Progress{45.4, std::nullopt, std::nullopt, "linking", {}};
+  EXPECT_EQ(list_info(record), "45% linking");
+  record.progress = Progress{std::nullopt, 3, 7, std::nullopt, {}};
+  record.pause.paused = true;
+  EXPECT_EQ(list_info(record), "paused, 3/7");
+  record.state = TaskState::failed;
+  record.reason = "oom\nkilled";
+  EXPECT_EQ(list_info(record), "oom\\x0akilled");
 }

@@ -131,7 +131,7 @@ std::string state_text(const TaskRecord& record)
 
 TableRow list_header(ListColumns columns)
 {
-  TableRow header{"ID", "STATE", "EXIT", "STARTED", "DURATION", "NAME"};
+  TableRow header{"ID", "STATE", "EXIT", "STARTED", "ELAPSED", "NAME"};
   if (columns == ListColumns::wide) {
     header.insert(header.end(), {"CWD", "COMMAND"});
   }
@@ -145,25 +145,68 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
   if (!is_final(record.state) && record.unsupervised) {
     state += "*";
   }
-  if (!is_final(record.state) && record.pause.paused) {
-    state += " (paused)";
-  }
-  if (record.state == TaskState::failed && record.reason) {
-    state += " (" + *record.reason + ")";
-  }
   TableRow row{record.id, painted(state, state_color(record.state), color), exit_text(record),
-               record.started_at ? format_local_time(*record.started_at) : "-",
+               record.started_at ? format_list_time(*record.started_at, now()) : "-",
                duration.count() >= 0 ? format_duration(duration) : "-"};
   if (columns == ListColumns::wide) {
-    if (record.state == TaskState::queued && record.slurm && record.slurm->pending_reason) {
-      row[1] += escape_table_cell(" (" + *record.slurm->pending_reason + ")");
-    }
     row.insert(row.end(), {escape_table_cell(record.name ? *record.name : "-"),
                            escape_table_cell(record.cwd), escape_table_cell(command_text(record))});
   } else {
     row.push_back(escape_table_cell(record.name ? *record.name : shortened(command_text(record))));
   }
   return row;
+}
+
+std::string list_info(const TaskRecord& record)
+{
+  std::string info;
+  switch (record.state) {
+  case TaskState::queued:
+    if (record.slurm && record.slurm->pending_reason) {
+      info = "slurm: " + *record.slurm->pending_reason;
+    } else if (record.waiting_for == WaitingFor::slot && record.queue) {
+      info = "slot in " + *record.queue;
+    } else if (!record.after.empty()) {
+      info = "after";
+      for (std::size_t i = 0; i < record.after.size(); ++i) {
+        info += (i == 0 ? " " : ",") + record.after[i];
+      }
+    } else if (record.queue) {
+      info = "slot in " + *record.queue;
+    }
+    break;
+  case TaskState::running:
+    if (record.pause.paused) {
+      info = "paused";
+    }
+    if (record.progress) {
+      const Progress& p = *record.progress;
+      std::string progress;
+      if (p.percent) {
+        char buffer[16];
+        std::snprintf(buffer, sizeof(buffer), "%.0f%%", *p.percent);
+        progress = buffer;
+      } else if (p.current) {
+        progress = std::to_string(*p.current);
+        if (p.total) {
+          progress += "/" + std::to_string(*p.total);
+        }
+      }
+      if (p.message) {
+        progress += (progress.empty() ? "" : " ") + *p.message;
+      }
+      info += (info.empty() || progress.empty() ? "" : ", ") + progress;
+    }
+    break;
+  case TaskState::failed:
+    if (record.reason) {
+      info = *record.reason;
+    }
+    break;
+  default:
+    break;
+  }
+  return info.empty() ? "-" : escape_table_cell(info);
 }
 
 TableRow corrupt_list_row(const std::string& id, const std::string& reason, ListColumns columns,

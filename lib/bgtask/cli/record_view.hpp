@@ -15,7 +15,7 @@ std::string command_text(const TaskRecord& record);
 // The state with what qualifies it: `failed (exit 2)`, `running (unsupervised)`.
 std::string state_text(const TaskRecord& record);
 
-// Which columns `list` shows: ID, STATE, EXIT, STARTED, DURATION, NAME
+// Which columns `list` shows: ID, STATE, EXIT, STARTED, ELAPSED, NAME
 // (the name, else the command shortened), and with `wide` also CWD and the
 // full COMMAND (NAME is then `-` for unnamed tasks).
 enum class ListColumns { normal, wide };
@@ -29,6 +29,11 @@ inline constexpr std::size_t k_list_fixed_columns = 5;
 TableRow list_header(ListColumns columns = ListColumns::normal);
 TableRow list_row(const TaskRecord& record, ListColumns columns = ListColumns::normal,
                   Color color = Color::no);
+
+// The INFO cell of `list`, escaped: why a queued task waits (`slot in Q`,
+// `after ID,ID`, Slurm's reason), a running task's progress (`45% linking`)
+// or `paused`, a failed task's reason; `-` when there is nothing to say.
+std::string list_info(const TaskRecord& record);
 
 // The row for a record that cannot be read: state `corrupt` and the reason.
 TableRow corrupt_list_row(const std::string& id, const std::string& reason,

@@ -51,6 +51,8 @@ ListFormat parse_format(const po::variables_map& vm)
 struct Shown
 {
   TableRow row;
+  std::string info;          // the INFO cell (list_info)
+  bool unsupervised = false; // shown as `running*`
   std::string json;
   std::string_view state; // for --summary: a state name or "corrupt"
   bool paused = false;
@@ -147,7 +149,10 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::
 }
 
 // Prints the tasks list shows, in `format`.
-void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, ListColumns columns)
+// At a terminal an empty table is a line on stderr naming `dir_path`
+// (`filtered`: the filters left nothing), and `*` gets a legend.
+void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, ListColumns columns,
+                 const std::string& dir_path, bool filtered)
 {
   if (format != ListFormat::table) {
     const auto printable = [](const std::string& json) {
@@ -166,14 +171,34 @@ void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, Li
     }
     return;
   }
+  if (shown.empty() && stdout_is_terminal()) {
+    std::cerr << "no " << (filtered ? "matching " : "") << "tasks in "
+              << escape_for_terminal(dir_path) << '\n';
+    return;
+  }
+  // INFO only when a task has something to say in it.
+  const bool info = std::any_of(shown.begin(), shown.end(),
+                                [](const std::optional<Shown>& s) { return s->info != "-"; });
   std::vector<TableRow> rows;
   rows.reserve(shown.size());
+  bool unsupervised = false;
   for (auto& s : shown) {
+    if (info) {
+      s->row.insert(s->row.begin() + k_list_fixed_columns + 1, std::move(s->info));
+    }
+    unsupervised = unsupervised || s->unsupervised;
     rows.push_back(std::move(s->row));
+  }
+  TableRow header = list_header(columns);
+  if (info) {
+    header.insert(header.begin() + k_list_fixed_columns + 1, "INFO");
   }
   // --wide shows everything; otherwise the widest cells are cut to fit.
   const auto width = columns == ListColumns::wide ? std::nullopt : stdout_width();
-  std::cout << render_table(list_header(columns), rows, width, k_list_fixed_columns);
+  std::cout << render_table(header, rows, width, k_list_fixed_columns);
+  if (unsupervised && stdout_is_terminal()) {
+    std::cout << "* its supervisor died; the command runs on (cancel works)\n";
+  }
 }
 
 } // namespace
@@ -231,6 +256,8 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
     if (format == ListFormat::table) {
       shown.row = ok ? list_row(entry.record, columns, color)
                      : corrupt_list_row(entry.id, entry.reason, columns, color);
+      shown.info = ok ? list_info(entry.record) : "-";
+      shown.unsupervised = ok && !is_final(entry.record.state) && entry.record.unsupervised;
     } else {
       shown.json = json_text(ok ? record_to_json(entry.record)
                                 : corrupt_record_to_json(entry.id, entry.reason));
@@ -266,7 +293,8 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
     shown.erase(shown.begin(), shown.end() - static_cast<long>(*limit));
   }
 
-  print_shown(shown, format, columns);
+  const bool filtered = !filter.states.empty() || filter.name || filter.queue;
+  print_shown(shown, format, columns, dir.path(), filtered);
   return 0;
 }
 

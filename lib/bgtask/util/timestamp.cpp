@@ -173,6 +173,18 @@ std::string format_local_time(TimePoint time)
   return text ? std::move(*text) : date::format("%F %T", local->first);
 }
 
+std::string format_list_time(TimePoint time, TimePoint today)
+{
+  const auto local = to_local(time);
+  const auto local_today = to_local(today);
+  if (local && local_today &&
+      std::chrono::floor<date::days>(local->first) ==
+        std::chrono::floor<date::days>(local_today->first)) {
+    return format_local_time(time).substr(11);
+  }
+  return format_local_time(time);
+}
+
 std::string format_local_time_with_offset(TimePoint time)
 {
   const auto local = to_local(time);

@@ -24,6 +24,10 @@ std::optional<TimePoint> parse_timestamp(std::string_view text);
 // Local time for tables: `2026-11-29 18:12:03` (in UTC when TZ is unset).
 std::string format_local_time(TimePoint time);
 
+// The local time as `list` shows it: `18:12:03` when it falls on the same
+// local day as `today`, else as format_local_time.
+std::string format_list_time(TimePoint time, TimePoint today);
+
 // The same local time with its offset from UTC, for `status`:
 // `2026-11-29 19:12:03 +01:00`.
 std::string format_local_time_with_offset(TimePoint time);
