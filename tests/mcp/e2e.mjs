@@ -340,6 +340,10 @@ for (let since = mark, page; ; since = page.cursor) {
   if (!page.more) break;
 }
 assert.deepEqual(pages, ["task.created", "task.started", "task.exited"]);
+// until_idle: the ended task's events, then queue.drained.
+const idleRead = await call(client, "events", { ids: [failing.id], until_idle: true, wait_s: 10 });
+assert.equal(idleRead.end, "idle");
+assert.deepEqual(idleRead.events.map((e) => e.type), ["task.created", "task.started", "task.exited", "queue.drained"]);
 const templates = await client.listResourceTemplates();
 assert.equal(templates.resourceTemplates[0].uriTemplate, "bgtask://task/{id}");
 assert.ok((await client.listResources()).resources.length > 0, "resources/list is empty");
