@@ -55,7 +55,7 @@ if command -v strace >/dev/null; then
   K=$(cat "$WORK/killed_id")
   [ -n "$K" ] || fail "start printed no ID"
   [ "$(bg wait "$K")" = "$K failed (exit 4)" ] || fail "wait: $(bg wait "$K")"
-  ! grep -h "\"task.exited\"" "$D"/events/*.jsonl | grep -q "$K" ||
+  ! grep -q "$K" <<<"$(grep -h "\"task.exited\"" "$D"/events/*.jsonl)" ||
     fail "the supervisor was not killed before its final append"
   [ "$(bg events --type task.exited "$K" | wc -l)" = 1 ] || fail "final event not backfilled once"
   [ "$(bg events --type task.exited "$K" | wc -l)" = 1 ] || fail "backfilled twice"
@@ -122,7 +122,7 @@ kill -9 "$(field "$L" .child.pid)" 2>/dev/null || true
 wait "$follower" || fail "the follower exited $?: $(cat "$WORK/live")"
 grep -q "task.exited $S succeeded" "$WORK/live" || fail "follower missed $S: $(cat "$WORK/live")"
 grep -q "task.lost $L" "$WORK/live" || fail "follower missed the loss of $L: $(cat "$WORK/live")"
-tail -1 "$WORK/live" | grep -q "queue.drained" || fail "no queue.drained at the end"
+grep -q "queue.drained" <<<"$(tail -1 "$WORK/live")" || fail "no queue.drained at the end"
 
 # A follower that begins at the end of a log not begun yet reads the first
 # events when they come (it once jumped to the end of the new log instead).
@@ -148,10 +148,10 @@ rc=0
 bg events --cursor-file "$F" >"$WORK/gap" || rc=$?
 [ "$rc" = 10 ] || fail "gap: exit $rc"
 [ "$(jq -r .type "$WORK/gap")" = stream.gap ] || fail "no gap line: $(cat "$WORK/gap")"
-bg events --cursor-file "$F" | exited_ids | grep -qx "$G" || fail "after the gap, $G was not read"
+grep -qx "$G" <<<"$(bg events --cursor-file "$F" | exited_ids)" || fail "after the gap, $G was not read"
 
 # A group start: one event of each kind per task.
-if bg start --help | grep -q -- --each-line; then
+if grep -q -- --each-line <<<"$(bg start --help)"; then
   seq 1 20 | bg start --each-line - -- true >"$WORK/group"
   mapfile -t group <"$WORK/group"
   bg wait "${group[@]}" >/dev/null

@@ -41,7 +41,7 @@ bg events --type task.exited >"$WORK/replay"
 for i in $(seq "$followers"); do
   out="$WORK/follower$i"
   [ "$(wc -l <"$out")" = "$tasks" ] || fail "follower $i printed $(wc -l <"$out") exits of $tasks"
-  jq -r .seq "$out" | awk 'NR > 1 && $1 <= last { exit 1 } { last = $1 }' ||
+  awk 'NR > 1 && $1 <= last { exit 1 } { last = $1 }' <<<"$(jq -r .seq "$out")" ||
     fail "follower $i: sequence numbers out of order or repeated"
   jq -r .task "$out" | sort | cmp -s - "$WORK/ids" || fail "follower $i: a task missed or seen twice"
   cmp -s "$out" "$WORK/replay" || fail "follower $i printed other lines than the log holds"

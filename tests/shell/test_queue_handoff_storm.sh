@@ -47,7 +47,7 @@ unfinished=$(bg list --json | jq '[.[] | select(.state == "queued" or .state == 
 never_started=$(bg list --json | jq -r '.[] | select(.state == "cancelled" and .started_at == null) | .command | join(" ")')
 while IFS= read -r command; do
   [ -n "$command" ] || continue
-  name=$(sed -n "s|.*/log/\([0-9]*-[0-9]*\)'.*|\1|p" <<<"$command" | head -1)
+  name=$(sed -n "s|.*/log/\([0-9]*-[0-9]*\)'.*|\1|p" <<<"$command" | sed -n 1p)
   [ "$(runs_of "$name")" -eq 0 ] || fail "$name ran though it was cancelled while queued"
 done <<<"$never_started"
 most=$(most_at_once "${names[@]}")
