@@ -32,6 +32,14 @@ struct GlobalOptions
 // Throws Error.
 TaskDir open_task_dir(const GlobalOptions& global);
 
+// The same task directory for a command that only reads: nullopt when it
+// does not exist (it is not created).
+std::optional<TaskDir> open_existing_task_dir(const GlobalOptions& global);
+
+// open_existing_task_dir for a command that selects tasks: a missing
+// directory has none, so it throws the usage Error "no task in DIR".
+TaskDir open_task_dir_to_read(const GlobalOptions& global);
+
 // What a command takes besides its options. Parsing (parse_command_args),
 // --help and completion all read it from the command's declaration.
 enum class Operands {

@@ -98,6 +98,9 @@ int run_events(const GlobalOptions& global, const CommandArgs& args)
   const EventFormat format =
     parse_event_format(optional_value<std::string>(vm, "format").value_or("jsonl"));
   const auto cursor_file = optional_value<std::string>(vm, "cursor-file");
+  if (!follow.follow && !open_existing_task_dir(global)) {
+    return 0; // a directory that does not exist has no events; it is not created
+  }
   const TaskDir dir = open_task_dir(global);
   const EventSelection selection = selection_from(dir, args);
   EventLogReader reader = starting_reader(dir, vm, cursor_file);

@@ -243,7 +243,8 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
   if (auto text = optional_value<std::string>(vm, "limit")) {
     limit = value_or_usage(parse_count(*text, "--limit"));
   }
-  const TaskDir dir = open_task_dir(global);
+  // A missing directory has no tasks; a read-only command does not create it.
+  const auto dir = open_existing_task_dir(global);
   const Color color = stdout_color();
   const auto show = [&](const LoadedRecord& entry) {
     Shown shown;
@@ -266,22 +267,24 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
   };
 
   std::vector<std::optional<Shown>> shown;
-  auto unfinished = read_records(dir, scan_task_ids(dir), filter, show, shown);
-  // Unfinished records are reconciled in one batch, so that Slurm's
-  // controller is asked once, not once per task.
-  std::vector<TaskRecord> records;
-  records.reserve(unfinished.size());
-  for (auto& u : unfinished) {
-    records.push_back(std::move(u.record));
-  }
-  reconcile_records(dir, records);
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    LoadedRecord entry;
-    entry.id = records[i].id;
-    entry.status = LoadStatus::ok;
-    entry.record = std::move(records[i]);
-    if (filter.accepts(entry)) {
-      shown[unfinished[i].at] = show(entry);
+  if (dir) {
+    auto unfinished = read_records(*dir, scan_task_ids(*dir), filter, show, shown);
+    // Unfinished records are reconciled in one batch, so that Slurm's
+    // controller is asked once, not once per task.
+    std::vector<TaskRecord> records;
+    records.reserve(unfinished.size());
+    for (auto& u : unfinished) {
+      records.push_back(std::move(u.record));
+    }
+    reconcile_records(*dir, records);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      LoadedRecord entry;
+      entry.id = records[i].id;
+      entry.status = LoadStatus::ok;
+      entry.record = std::move(records[i]);
+      if (filter.accepts(entry)) {
+        shown[unfinished[i].at] = show(entry);
+      }
     }
   }
   std::erase_if(shown, [](const std::optional<Shown>& s) { return !s; });
@@ -294,7 +297,8 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
   }
 
   const bool filtered = !filter.states.empty() || filter.name || filter.queue;
-  print_shown(shown, format, columns, dir.path(), filtered);
+  print_shown(shown, format, columns, dir ? dir->path() : TaskDir::resolve_path(global.dir),
+              filtered);
   return 0;
 }
 

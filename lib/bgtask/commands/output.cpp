@@ -362,7 +362,7 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
   const auto& vm = args.options;
   check_output_usage(vm, args.operands);
   const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
-  const TaskDir dir = open_task_dir(global);
+  const TaskDir dir = open_task_dir_to_read(global);
   const std::vector<std::string> ids = output_tasks(dir, vm, args.operands);
   if (ids.size() > 1) {
     std::optional<std::size_t> tail;

@@ -85,7 +85,7 @@ int run_status(const GlobalOptions& global, const CommandArgs& args)
     throw_usage(
       "bgtask status: give at least one task ID (or @), --name N, --all-named N or --queue Q");
   }
-  const TaskDir dir = open_task_dir(global);
+  const TaskDir dir = open_task_dir_to_read(global);
   int status = 0;
   const auto ids = chosen_ids(dir, vm, args.operands, status);
   boost::json::array array;

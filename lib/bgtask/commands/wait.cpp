@@ -134,7 +134,7 @@ int run_wait(const GlobalOptions& global, const CommandArgs& args)
   if (condition && (prefixes.size() != 1 || vm.count("any") != 0 || selects_by_record(vm))) {
     throw_usage("--until-output, --until-port and --idle wait for one task ID");
   }
-  const TaskDir dir = open_task_dir(global);
+  const TaskDir dir = open_task_dir_to_read(global);
   if (condition) {
     catch_interrupts({SIGINT, SIGTERM, SIGHUP});
     return wait_for(dir, resolve_task_id(dir, prefixes.front()), *condition, limit, vm);

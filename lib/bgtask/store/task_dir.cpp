@@ -148,6 +148,17 @@ TaskDir TaskDir::open(const std::string& path)
   return TaskDir(path, std::move(fd), st.st_uid);
 }
 
+std::optional<TaskDir> TaskDir::open_existing(const std::string& path)
+{
+  struct stat st
+  {
+  };
+  if (::lstat(path.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+    return std::nullopt;
+  }
+  return open(path);
+}
+
 std::string TaskDir::file_path(std::string_view name) const
 {
   std::string result = m_path;

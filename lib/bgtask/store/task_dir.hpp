@@ -25,6 +25,10 @@ public:
   // directory, owned by another user, or writable by group or others.
   static TaskDir open(const std::string& path);
 
+  // Opens `path` as open() does if it exists; nullopt if it (or a parent)
+  // does not, creating nothing.
+  static std::optional<TaskDir> open_existing(const std::string& path);
+
   int fd() const { return m_fd.get(); }
   const std::string& path() const { return m_path; }
   // The directory's owner: this process's effective uid, checked by open(),
