@@ -85,6 +85,12 @@ err=$(bg start sleep 10 2>&1) || rc=$?
 rc=0
 err=$(bg complete 2>&1) || rc=$?
 [ "$rc" -eq 2 ] && ! grep -q "__complete" <<<"$err" || fail "a hidden command was suggested: $err"
+# A shell command line given as one word after `--` fails (127) saying -c.
+rc=0
+err=$("$BGTASK" --dir "$WORK/hint" start -- 'make && make install' 2>&1) || rc=$?
+[ "$rc" -eq 127 ] && grep -qF "use -c 'make && make install'" <<<"$err" || fail "no -c hint ($rc): $err"
+err=$("$BGTASK" --dir "$WORK/hint" start -- no-such-command-here 2>&1) || true
+! grep -q -- "use -c" <<<"$err" || fail "a -c hint for a plain missing command: $err"
 err=$(bg stauts 2>&1) || true
 grep -q "did you mean 'status'" <<<"$err" || fail "no suggestion for stauts: $err"
 help=$("$BGTASK" start --help)

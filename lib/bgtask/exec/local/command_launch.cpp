@@ -3,6 +3,7 @@
 #include <bgtask/proc/environment.hpp>
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/fd_io.hpp>
+#include <bgtask/util/shell_quote.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -75,7 +76,14 @@ std::string describe(const LaunchRequest& request, const ExecFailure& failure)
   if (failure.stage == ExecStage::chdir) {
     return "cannot change to directory " + request.record.cwd + ": " + std::strerror(failure.error);
   }
-  return "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
+  std::string text = "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
+  // `start -- 'make && make install'`: one word that is a shell command line.
+  if (failure.error == ENOENT && request.argv.size() == 1 &&
+      request.argv.front().find_first_of(" \t|&;<>$`") != std::string::npos) {
+    text += " (the command is one word; for a shell command line use -c " +
+            shell_quote(request.argv.front()) + ")";
+  }
+  return text;
 }
 
 std::vector<std::string> task_environment(const LaunchRequest& request, const std::string& dir,
