@@ -53,11 +53,28 @@ CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& id
   Milliseconds longest{0};
   for (const auto& record : current) {
     result.was_final.push_back(is_final(record.state));
-    if (!result.was_final.back()) {
-      const Milliseconds own = grace_of(record, grace);
-      longest = std::max(longest, own);
-      executor_for(record.executor).cancel(dir, record, own, CancelAttempt::first);
+  }
+  // Queued tasks first, newest first (a task can only wait `--after` older
+  // ones): a task waiting for one that is cancelled would otherwise fail for
+  // its dependency before its own cancel came.
+  std::vector<const TaskRecord*> order;
+  for (const auto& record : current) {
+    if (record.state == TaskState::queued) {
+      order.push_back(&record);
     }
+  }
+  // IDs sort by creation time.
+  std::sort(order.begin(), order.end(),
+            [](const TaskRecord* a, const TaskRecord* b) { return a->id > b->id; });
+  for (const auto& record : current) {
+    if (!is_final(record.state) && record.state != TaskState::queued) {
+      order.push_back(&record);
+    }
+  }
+  for (const TaskRecord* record : order) {
+    const Milliseconds own = grace_of(*record, grace);
+    longest = std::max(longest, own);
+    executor_for(record->executor).cancel(dir, *record, own, CancelAttempt::first);
   }
   TaskWatcher watcher(dir, WatchOutput::no); // one for every round
   const auto started = Clock::now();
