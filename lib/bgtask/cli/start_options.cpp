@@ -206,7 +206,8 @@ void add_limit_options(po::options_description& options)
     "cpu-max", po::value<std::string>()->value_name("CPUS"),
     "limit the task's whole tree to CPUS processors' worth of time, e.g. 0.5 (its own cgroup)")(
     "on-exit", po::value<std::string>()->value_name("STRING"),
-    "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)")(
+    "run STRING with /bin/sh -c when the task ends (BGTASK_ID, BGTASK_STATE, BGTASK_EXIT_CODE)\n"
+    "Without it, `BGTASK_ON_EXIT` (when set and not empty) is the hook.")(
     "shell,c", po::value<std::string>()->value_name("STRING"), "run STRING with /bin/sh -c");
 }
 
@@ -351,6 +352,9 @@ StartOptions parse_start_options(const po::variables_map& vm, std::vector<std::s
   options.retry = retry_of(vm);
   options.limits = limits_of(vm);
   options.on_exit = optional_value<std::string>(vm, "on-exit");
+  if (const char* hook = std::getenv("BGTASK_ON_EXIT"); !options.on_exit && hook && *hook) {
+    options.on_exit = hook; // the default hook of every task started here
+  }
   auto& slurm = options.slurm;
   slurm.partition = optional_value<std::string>(vm, "partition");
   slurm.time_limit = optional_value<std::string>(vm, "slurm-time");
