@@ -141,3 +141,37 @@ TEST(SlurmCallSchedule, HurryStartsTheBackoffOver)
   schedule.hurry();
   EXPECT_LE(schedule.next_round(at, false) - at, milliseconds(1000));
 }
+
+TEST(SlurmCallSchedule, AnUrgentRoundComesASecondAfterTheLast)
+{
+  SlurmCallSchedule schedule;
+  Clock::time_point at{};
+  EXPECT_EQ(schedule.next_round(at, true), at); // the first round: at once
+  for (int i = 0; i < 4; ++i) {
+    at = schedule.next_round(at, false);
+    schedule.note_call(at);
+    schedule.round_done(at, false);
+  }
+  // Backed off to 15 s; a job that has ended is asked about 1 s on.
+  EXPECT_GE(schedule.next_round(at, false) - at, milliseconds(15000));
+  EXPECT_EQ(schedule.next_round(at, true) - at, milliseconds(1000));
+  EXPECT_EQ(schedule.next_round(at + milliseconds(3000), true) - at, milliseconds(3000));
+}
+
+TEST(SlurmCallSchedule, AfterTheFirstBackoffAJobThatEndedIsAskedAboutWithinASecond)
+{
+  // squeue alone each round (1 call): the job seen queued, then running
+  // (two changes), then backing off: 0, 1, 2, 4, 8 s. A job whose file says
+  // it was signalled at 9 s is asked about at 9 s, not held back until the
+  // first calls leave the window (which reserving 2 calls a round did).
+  SlurmCallSchedule schedule;
+  Clock::time_point at{};
+  for (int i = 0; i < 5; ++i) {
+    at = schedule.next_round(at, false);
+    schedule.note_call(at);
+    schedule.round_done(at, i < 2);
+  }
+  EXPECT_EQ(at, Clock::time_point(milliseconds(8000)));
+  const Clock::time_point ended(milliseconds(9000));
+  EXPECT_EQ(schedule.next_round(ended, true), ended);
+}

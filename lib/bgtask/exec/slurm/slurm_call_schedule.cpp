@@ -8,12 +8,15 @@ namespace bgtask {
 // Why the rule in leaves_room is enough: suppose the round at t0 was
 // allowed, and the next comes k_longest_gap (G) later, at t1. For each k,
 // the calls in (t1 + kG - 60 s, t1] are those of (t0 + (k+1)G - 60 s, t0]
-// plus at most one round at t0, which t0's check counted as the first of
-// its chain of rounds; so t1's check for k holds because t0's for k + 1
-// did. Windows that reach past t (kG >= 60 s) hold no past calls: there
-// the check is the chain alone, k_round_cost * (k + 1) <= 12, true up to
-// k = 5, the largest index the induction needs with G = 15 s. A round at
-// most G after the last is therefore always allowed.
+// plus the round at t0, which t0's check counted as the first of its chain
+// of rounds; so t1's check for k holds because t0's for k + 1 did, as long
+// as rounds cost what the chain reserved (m_chain_cost, the most a round
+// of the last minute cost: 1 for squeue alone, 2 with sacct). Windows that reach past t
+// (kG >= 60 s) hold no past calls: there the check is the chain alone,
+// at most 2 + 2k <= 12, true up to k = 5, the largest index the induction
+// needs with G = 15 s. A round at most G after the last is therefore
+// always allowed while rounds cost no more than in the last minute; one
+// that costs more (accounting asked too) can push the next ones later.
 
 namespace {
 
@@ -38,7 +41,8 @@ bool SlurmCallSchedule::leaves_room(Clock::time_point at) const
     const auto window_start = at + k * k_longest_gap - k_window;
     const auto past = static_cast<std::size_t>(std::count_if(
       m_calls.begin(), m_calls.end(), [&](auto t) { return t > window_start && t <= at; }));
-    if (past + k_round_cost * static_cast<std::size_t>(k + 1) > k_calls_per_minute) {
+    // This round may cost the most; the chain after it what rounds cost lately.
+    if (past + k_round_cost + m_chain_cost * static_cast<std::size_t>(k) > k_calls_per_minute) {
       return false;
     }
   }
@@ -49,8 +53,8 @@ SlurmCallSchedule::Clock::time_point SlurmCallSchedule::next_round(Clock::time_p
                                                                    bool urgent) const
 {
   auto wanted = at;
-  if (!urgent && m_last_round) {
-    wanted = std::max(at, *m_last_round + m_gap);
+  if (m_last_round) {
+    wanted = std::max(at, *m_last_round + (urgent ? k_first_gap : m_gap));
   }
   if (leaves_room(wanted)) {
     return wanted;
@@ -77,6 +81,7 @@ SlurmCallSchedule::Clock::time_point SlurmCallSchedule::next_round(Clock::time_p
 
 void SlurmCallSchedule::note_call(Clock::time_point at)
 {
+  ++m_round_calls;
   while (!m_calls.empty() && m_calls.front() <= at - 2 * k_window) {
     m_calls.pop_front();
   }
@@ -87,6 +92,15 @@ void SlurmCallSchedule::round_done(Clock::time_point at, bool changed)
 {
   m_last_round = at;
   m_gap = changed ? k_first_gap : std::min(m_gap * 2, k_longest_gap);
+  while (!m_round_costs.empty() && m_round_costs.front().first <= at - k_window) {
+    m_round_costs.pop_front();
+  }
+  m_round_costs.emplace_back(at, std::clamp<std::size_t>(m_round_calls, 1, k_round_cost));
+  m_chain_cost = 1;
+  for (const auto& [when, cost] : m_round_costs) {
+    m_chain_cost = std::max(m_chain_cost, cost);
+  }
+  m_round_calls = 0;
 }
 
 } // namespace bgtask

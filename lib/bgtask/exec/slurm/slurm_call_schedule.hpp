@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <deque>
 #include <optional>
+#include <utility>
 
 namespace bgtask {
 
@@ -12,11 +13,11 @@ namespace bgtask {
 // k_round_cost client calls; rounds follow a backoff (1 s doubling to
 // k_longest_gap, back to 1 s when a job changed state), and a round is
 // only allowed where it leaves room, within k_calls_per_minute calls in
-// any minute, for a round every k_longest_gap from then on. So the budget
-// is never spent in a burst: while jobs are unfinished, no gap between
-// rounds exceeds k_longest_gap, and next_round() is always when the next
-// one happens. Time is given by the caller (steady clock, or a fake one in
-// tests); not thread-safe.
+// any minute, for a round every k_longest_gap from then on (each costing
+// as much as the costliest of the last minute). So the budget is never spent in a burst: while
+// jobs are unfinished and rounds cost alike, no gap between rounds exceeds
+// k_longest_gap, and next_round() is always when the next one happens. Time is given by the caller
+// (steady clock, or a fake one in tests); not thread-safe.
 class SlurmCallSchedule
 {
 public:
@@ -29,10 +30,11 @@ public:
   static constexpr Duration k_longest_gap{15000};
   static constexpr Duration k_window{60000};
 
-  // The earliest time at or after `at` when a round may start: at once if
-  // `urgent` (a job not asked about yet, or one whose end needs the
-  // controller's word), else after the backoff; in both cases no earlier
-  // than the budget keeps room for the rounds that follow.
+  // The earliest time at or after `at` when a round may start: k_first_gap
+  // after the last if `urgent` (a job not asked about yet, or one whose end
+  // needs the controller's word), else after the backoff (the first round
+  // at once); in both cases no earlier than the budget keeps room for the
+  // rounds that follow.
   Clock::time_point next_round(Clock::time_point at, bool urgent) const;
 
   // Records one client call made at `at`.
@@ -56,6 +58,9 @@ private:
   std::deque<Clock::time_point> m_calls; // oldest first, the last minute or so
   std::optional<Clock::time_point> m_last_round;
   Duration m_gap = k_first_gap;
+  std::size_t m_round_calls = 0;           // calls of the round under way
+  std::size_t m_chain_cost = k_round_cost; // the most a round of the last minute cost
+  std::deque<std::pair<Clock::time_point, std::size_t>> m_round_costs; // the last minute's
 };
 
 } // namespace bgtask

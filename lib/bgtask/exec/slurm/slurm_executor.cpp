@@ -267,15 +267,15 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
                                      file.problem + "); asking Slurm how task " + record.id +
                                      " ended");
     }
-    const bool ended = file.verdict == OutcomeFileVerdict::signalled;
-    if (ended && m_signalled.insert(record.id).second) {
-      m_seen.erase(record.id); // ask now: the job has ended, only Slurm knows how
-    }
     jobs.push_back(WantedJob{record.id, record.slurm->job_id, record.slurm->cluster,
                              recorded_job_name(record), record.created_at,
                              record.slurm->missing_since, record.cancel_request.has_value()});
     since = std::min(since.value_or(record.created_at), record.created_at);
-    urgent = urgent || m_seen.count(record.id) == 0;
+    // Asked about soon: a job not asked about yet, and one that has ended
+    // (its file says so) while Slurm, which alone knows how, may not have
+    // caught up yet.
+    urgent =
+      urgent || m_seen.count(record.id) == 0 || file.verdict == OutcomeFileVerdict::signalled;
   }
   if (jobs.empty()) {
     return;

@@ -140,8 +140,7 @@ private:
   // nothing to change (an unknown state, another cluster's job, no answer).
   std::map<std::string, std::optional<SlurmOutcome>> m_seen;
   SlurmCallSchedule m_schedule;
-  std::set<std::string> m_signalled; // tasks whose outcome file sent us to Slurm at once
-  bool m_changed = false;            // an observation in the current round differed from the last
+  bool m_changed = false; // an observation in the current round differed from the last
   std::optional<SlurmConfig> m_config;
   std::set<std::string> m_warned;
   // What the members above learnt is shared by the threads of `bgtask mcp`:
