@@ -161,20 +161,23 @@ std::string list_info(const TaskRecord& record)
 {
   std::string info;
   switch (record.state) {
-  case TaskState::queued:
+  case TaskState::queued: {
+    // A queued task waits for its slot once its dependencies are met, or
+    // when it has none.
+    const bool waits_for_slot =
+      record.queue && (record.waiting_for == WaitingFor::slot || record.after.empty());
     if (record.slurm && record.slurm->pending_reason) {
       info = "slurm: " + *record.slurm->pending_reason;
-    } else if (record.waiting_for == WaitingFor::slot && record.queue) {
+    } else if (waits_for_slot) {
       info = "slot in " + *record.queue;
     } else if (!record.after.empty()) {
       info = "after";
       for (std::size_t i = 0; i < record.after.size(); ++i) {
         info += (i == 0 ? " " : ",") + record.after[i];
       }
-    } else if (record.queue) {
-      info = "slot in " + *record.queue;
     }
     break;
+  }
   case TaskState::running:
     if (record.pause.paused) {
       info = "paused";
