@@ -172,3 +172,25 @@ TEST(TerminalEscape, LeavesOtherJsonUntouched)
   EXPECT_EQ(escape_json_for_terminal(json), json);
   EXPECT_EQ(escape_json_for_terminal("\"\xc2\xa0\""), "\"\xc2\xa0\"");
 }
+
+TEST(RenderForTerminal, PassesColoursAndCarriageReturnsAndEscapesTheRest)
+{
+  EXPECT_EQ(bgtask::render_for_terminal("\x1b[32mPASS\x1b[0m\n"), "\x1b[32mPASS\x1b[0m\n");
+  EXPECT_EQ(bgtask::render_for_terminal("\x1b[1;38;5;196mred\x1b[m"), "\x1b[1;38;5;196mred\x1b[m");
+  EXPECT_EQ(bgtask::render_for_terminal("10%\r50%\n"), "10%\r50%\n");
+  EXPECT_EQ(bgtask::render_for_terminal("\x1b]0;title\x07"), "\\x1b]0;title\\x07");
+  EXPECT_EQ(bgtask::render_for_terminal("\x1b[2J\x1b[H"), "\\x1b[2J\\x1b[H");
+  EXPECT_EQ(bgtask::render_for_terminal("\x1b"), "\\x1b");
+  EXPECT_EQ(bgtask::render_for_terminal("a\x9b"
+                                        "b"),
+            "a\\x9bb");
+}
+
+TEST(RenderForTerminal, HoldsBackAColourSequenceCutByAChunk)
+{
+  EXPECT_EQ(bgtask::incomplete_sgr_tail("ok\x1b"), 1u);
+  EXPECT_EQ(bgtask::incomplete_sgr_tail("ok\x1b[3"), 3u);
+  EXPECT_EQ(bgtask::incomplete_sgr_tail("ok\x1b[32m"), 0u);
+  EXPECT_EQ(bgtask::incomplete_sgr_tail("ok\x1b]0"), 0u);
+  EXPECT_EQ(bgtask::incomplete_sgr_tail("plain"), 0u);
+}

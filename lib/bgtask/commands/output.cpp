@@ -149,7 +149,7 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
     print_json(output_slice_to_json(slice, raw ? Controls::keep : Controls::strip));
     return status;
   }
-  OutputCopier copier(!raw && stdout_is_terminal() ? Escape::yes : Escape::no);
+  OutputCopier copier(!raw && stdout_is_terminal() ? Escape::render : Escape::no);
   copier.write(slice.dropped, slice.data);
   copier.finish();
   std::fprintf(stderr, "bgtask: cursor %s%s\n", encode_output_cursor(id, slice.next).c_str(),
@@ -163,7 +163,7 @@ int print_slice(const TaskDir& dir, const std::string& id, const po::variables_m
 void print_grep_line(const GrepLine& line, char separator, Escape escape)
 {
   std::string text = (line.after_gap ? "~" : "") + std::to_string(line.number) + separator;
-  text += escape == Escape::yes ? escape_for_terminal(line.text, KeepNewlines::no) : line.text;
+  text += escape != Escape::no ? escape_for_terminal(line.text, KeepNewlines::no) : line.text;
   text += '\n';
   std::cout << text;
 }
@@ -361,7 +361,8 @@ int run_output(const GlobalOptions& global, const CommandArgs& args)
 {
   const auto& vm = args.options;
   check_output_usage(vm, args.operands);
-  const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::yes : Escape::no;
+  // At a terminal, as `less -R`: colours and `\r` pass, other controls escaped.
+  const Escape escape = vm.count("raw") == 0 && stdout_is_terminal() ? Escape::render : Escape::no;
   const TaskDir dir = open_task_dir_to_read(global);
   const std::vector<std::string> ids = output_tasks(dir, vm, args.operands);
   if (ids.size() > 1) {

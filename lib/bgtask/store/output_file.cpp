@@ -245,15 +245,20 @@ void OutputCopier::emit(std::string_view bytes)
     return;
   }
   m_pending.append(bytes);
-  const std::size_t hold = incomplete_utf8_tail(m_pending);
-  put(escape_for_terminal(std::string_view(m_pending).substr(0, m_pending.size() - hold)));
+  std::size_t hold = incomplete_utf8_tail(m_pending);
+  if (m_escape == Escape::render) {
+    hold = std::max(hold, incomplete_sgr_tail(m_pending));
+  }
+  const std::string_view ready = std::string_view(m_pending).substr(0, m_pending.size() - hold);
+  put(m_escape == Escape::render ? render_for_terminal(ready) : escape_for_terminal(ready));
   m_pending.erase(0, m_pending.size() - hold);
 }
 
 void OutputCopier::finish()
 {
   if (!m_pending.empty()) {
-    put(escape_for_terminal(m_pending));
+    put(m_escape == Escape::render ? render_for_terminal(m_pending)
+                                   : escape_for_terminal(m_pending));
     m_pending.clear();
   }
 }
@@ -301,7 +306,7 @@ void PrefixedLineCopier::emit_lines()
 void PrefixedLineCopier::emit_line(std::string_view line)
 {
   std::string text = m_prefix;
-  if (m_escape == Escape::yes) {
+  if (m_escape != Escape::no) { // lines behind a prefix: a `\r` would hide it
     text += escape_for_terminal(line);
   } else {
     text += line;

@@ -76,7 +76,9 @@ std::uint64_t followed_output_end(const TaskRecord& record);
 // 0: "output of task ID is shorter than its record says (N of M bytes)".
 std::string missing_output_warning(const TaskRecord& record, std::uint64_t missing);
 
-enum class Escape { yes, no };
+// How output reaches stdout: escaped (escape_for_terminal), rendered as
+// `less -R` does (render_for_terminal: colours and `\r` pass), or as is.
+enum class Escape { yes, render, no };
 
 // Writes output to stdout chunk by chunk, escaping it for the terminal when
 // `escape` is yes (without splitting a UTF-8 sequence across chunks), with

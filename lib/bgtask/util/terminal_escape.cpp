@@ -114,6 +114,80 @@ std::string escape_for_terminal(std::string_view text, KeepNewlines newlines)
   return out;
 }
 
+namespace {
+
+constexpr std::size_t k_max_sgr = 64; // longer ones are not passed
+
+// The length of the SGR sequence at `text[pos]` (an ESC), or 0.
+std::size_t sgr_length_at(std::string_view text, std::size_t pos)
+{
+  if (pos + 2 >= text.size() || text[pos + 1] != '[') {
+    return 0;
+  }
+  for (std::size_t i = pos + 2; i < text.size() && i - pos < k_max_sgr; ++i) {
+    const char c = text[i];
+    if (c == 'm') {
+      return i - pos + 1;
+    }
+    if ((c < '0' || c > '9') && c != ';' && c != ':') {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+std::string render_for_terminal(std::string_view text)
+{
+  std::string out;
+  out.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const char c = text[pos];
+    if (c == '\r') {
+      out += c;
+      ++pos;
+      continue;
+    }
+    if (c == '\x1b') {
+      if (const std::size_t length = sgr_length_at(text, pos); length != 0) {
+        out.append(text.substr(pos, length));
+        pos += length;
+        continue;
+      }
+    }
+    std::size_t next = pos + 1;
+    while (next < text.size() && text[next] != '\r' && text[next] != '\x1b') {
+      ++next;
+    }
+    out += escape_for_terminal(text.substr(pos, next - pos));
+    pos = next;
+  }
+  return out;
+}
+
+std::size_t incomplete_sgr_tail(std::string_view text)
+{
+  const std::size_t esc = text.rfind('\x1b');
+  if (esc == std::string_view::npos || text.size() - esc >= k_max_sgr) {
+    return 0;
+  }
+  const std::string_view tail = text.substr(esc);
+  if (tail.size() == 1) {
+    return 1;
+  }
+  if (tail[1] != '[') {
+    return 0;
+  }
+  for (std::size_t i = 2; i < tail.size(); ++i) {
+    if ((tail[i] < '0' || tail[i] > '9') && tail[i] != ';' && tail[i] != ':') {
+      return 0;
+    }
+  }
+  return tail.size();
+}
+
 // A stray byte 0x80-0x9F (invalid UTF-8, so not from a well-formed
 // serializer) is a C1 control to 8-bit terminals; it is rewritten as the
 // code point of the same value.

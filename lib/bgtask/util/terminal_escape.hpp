@@ -15,6 +15,16 @@ enum class KeepNewlines { yes, no };
 // Valid printable UTF-8 passes through unchanged.
 std::string escape_for_terminal(std::string_view text, KeepNewlines newlines = KeepNewlines::yes);
 
+// Output shown on a terminal as `less -R` shows it: SGR sequences (colours,
+// bold: ESC [ digits ; ... m) and carriage returns pass, so colours show
+// and a `\r` progress line redraws; everything else escape_for_terminal
+// escapes (cursor moves, titles, OSC, a lone ESC) stays escaped.
+std::string render_for_terminal(std::string_view text);
+
+// How many bytes at the end of `text` may begin an SGR sequence not yet
+// complete (ESC, `ESC [`, `ESC [ 1 ;`): held back until the next chunk.
+std::size_t incomplete_sgr_tail(std::string_view text);
+
 // escape_for_terminal without newlines, and with `\t` escaped too: what a
 // table cell may hold, on a terminal or not, so no name or argument can
 // break a row or forge one.
