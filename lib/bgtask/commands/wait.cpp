@@ -62,12 +62,21 @@ int wait_for(const TaskDir& dir, const std::string& id, const WaitCondition& con
       std::cout << id << ' ' << for_stdout(state_text(result.record)) << '\n';
     }
   }
+  // Output still empty from a task that runs: often a program that
+  // block-buffers stdout into a file, not one that is quiet.
+  const auto buffering_hint = [&] {
+    if (result.offset == 0 && !is_final(result.record.state)) {
+      std::cerr << "bgtask: its output is still empty: the command may buffer what it writes "
+                   "to a file (PYTHONUNBUFFERED=1, stdbuf -oL)\n";
+    }
+  };
   switch (result.end) {
   case ConditionEnd::met:
     return 0;
   case ConditionEnd::idle:
     std::cerr << "bgtask: " << id << " printed nothing for " << format_duration(result.quiet_for)
               << "; it still runs\n";
+    buffering_hint();
     return static_cast<int>(ExitCode::idle);
   case ConditionEnd::task_ended:
     std::cerr << "bgtask: " << id << " ended (" << state_text(result.record) << ") before "
@@ -76,6 +85,7 @@ int wait_for(const TaskDir& dir, const std::string& id, const WaitCondition& con
   case ConditionEnd::gave_up:
     std::cerr << "bgtask: wait gave up after " << format_duration(*limit)
               << "; the task still runs\n";
+    buffering_hint();
     return static_cast<int>(ExitCode::wait_gave_up);
   case ConditionEnd::interrupted:
     break;
