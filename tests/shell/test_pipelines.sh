@@ -134,6 +134,8 @@ if command -v tmux >/dev/null; then
     03)
       [ "$(cat "$WORK/rc" 2>/dev/null)" = 130 ] || fail "Ctrl-C in run: exit $(cat "$WORK/rc" 2>/dev/null); pane: $pane"
       [ "$(field "$id" .state)" = cancelled ] || fail "Ctrl-C in run left the task $(field "$id" .state)"
+      grep -q "cancelling task $id (TERM now, KILL after 5.0s if it still runs)" <<<"$pane" ||
+        fail "Ctrl-C in run did not announce the grace: $pane"
       ;;
     *)
       [ "$(cat "$WORK/rc" 2>/dev/null)" = 3 ] || fail "Ctrl-\\ in run: exit $(cat "$WORK/rc" 2>/dev/null); pane: $pane"

@@ -205,8 +205,11 @@ private:
   {
     m_copier.finish();
     std::cout << std::flush;
+    // The grace is announced: a task that traps TERM keeps the terminal that long.
+    const TaskRecord record = load_current_record(m_dir, m_id);
     std::cerr << (at_line_start(m_output.get(), m_offset) ? "" : "\n") << "bgtask: " << why
-              << ": cancelling task " << m_id << "\n";
+              << ": cancelling task " << m_id << " (TERM now, KILL after "
+              << format_duration(from_seconds(record.grace_s)) << " if it still runs)\n";
     const CancelResult result = cancel_tasks(m_dir, {m_id}, std::nullopt);
     copy_output();
     m_copier.finish();
