@@ -8,7 +8,7 @@
 # squeue shows a task's --name next to its ID; --memory-max becomes sbatch
 # --mem; --after is Slurm's own afterok dependency (a failed dependency
 # ends the dependent task failed; local dependencies are refused); Slurm's
-# pending reasons (held, PartitionDown) in status, list --wide and JSON; a
+# pending reasons (held, PartitionDown) in status, list's INFO and JSON; a
 # job whose node is killed ends failed (NODE_FAIL), or queued again where
 # Slurm may requeue it. About a minute.
 source "$(dirname "$0")/lib.sh"
@@ -35,10 +35,10 @@ until_all() {
   fail "not all of $* reached $state: $seen"
 }
 
-echo "-- refused: --array without slurm, --memory-max with --mem"
+echo "-- refused: a local --array's %N, --memory-max with --mem"
 rc=0
-err=$(bg start --array 1-3 -- true 2>&1) || rc=$?
-[ "$rc" -eq 2 ] && grep -q -- "--array needs --executor slurm" <<<"$err" || fail "local --array: rc $rc: $err"
+err=$(bg start --array 1-3%2 -- true 2>&1) || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--array's %N needs --executor slurm" <<<"$err" || fail "local --array %N: rc $rc: $err"
 rc=0
 err=$(bg start --executor slurm --memory-max 1G --slurm-arg=--mem=2G -- true 2>&1) || rc=$?
 [ "$rc" -eq 2 ] && grep -q "bgtask sets --mem itself" <<<"$err" || fail "--memory-max with --mem: rc $rc: $err"
@@ -178,7 +178,7 @@ status=$(bg status "$hold")
 grep -q "pending: JobHeldUser" <<<"$status" || fail "status does not show the hold: $status"
 [ "$(bg status --json "$hold" | jq -r '.[0].slurm.pending_reason')" = JobHeldUser ] ||
   fail "JSON: $(bg status --json "$hold")"
-grep -q "^$hold  queued (JobHeldUser)" <<<"$(bg list --wide)" || fail "list --wide: $(bg list --wide)"
+grep -q "^$hold  queued .*slurm: JobHeldUser" <<<"$(bg list --wide)" || fail "list --wide: $(bg list --wide)"
 grep -q "^$hold  queued  " <<<"$(bg list)" || fail "plain list: $(bg list)"
 scontrol release "$(slurm_job "$hold")"
 bg wait "$hold" >/dev/null || fail "the released task: wait exited $?"

@@ -76,7 +76,9 @@ TEST_F(StartPlanTest, TheLocalExecutorRefusesSlurmOptions)
   EXPECT_NE(refusal(options).find("need --executor slurm"), std::string::npos);
   options.slurm.partition.reset();
   options.slurm.array = bgtask::SlurmArraySpec{{1, 2}, std::nullopt};
-  EXPECT_NE(refusal(options).find("--array needs --executor slurm"), std::string::npos);
+  EXPECT_EQ(refusal(options), ""); // a task per index, here too
+  options.slurm.array->limit = 1;
+  EXPECT_NE(refusal(options).find("--array's %N needs --executor slurm"), std::string::npos);
 }
 
 TEST_F(StartPlanTest, TheSlurmExecutorRefusesWhatOnlyASupervisorDoes)
