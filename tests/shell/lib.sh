@@ -80,6 +80,23 @@ BGTASK_TEST_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 EXIT_HOOKS=()
 on_exit() { EXIT_HOOKS+=("$1"); }
 
+# hold_update_lock_stopped LOCKFILE: starts a process that takes a task's
+# update lock (an OFD lock on byte 1 of its ID.lock), then stops it; $holder
+# is its pid, continued and ended when the test exits.
+hold_update_lock_stopped() {
+  rm -f "$WORK/holder.out"
+  python3 -c '
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, 37, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 1, 1, 0))  # F_OFD_SETLK
+print("locked", flush=True)
+time.sleep(300)' "$1" >"$WORK/holder.out" &
+  holder=$!
+  on_exit "kill -CONT $holder; kill $holder"
+  for _ in $(seq 200); do [ -s "$WORK/holder.out" ] && break; sleep 0.05; done
+  kill -STOP "$holder"
+}
+
 cleanup_work() {
   local rc=$? hook
   for hook in "${EXIT_HOOKS[@]}"; do

@@ -22,17 +22,8 @@ timed() {
 id=$(bg start --grace 1s -- sleep 300)
 on_exit "'$BGTASK' --dir '$D' cancel --grace 0 $id"
 
-# A stopped holder of the record's update lock (an OFD lock on byte 1 of ID.lock).
-python3 -c '
-import fcntl, os, struct, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR)
-fcntl.fcntl(fd, 37, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 1, 1, 0))  # F_OFD_SETLK
-print("locked", flush=True)
-time.sleep(300)' "$D/$id.lock" >"$WORK/holder.out" &
-holder=$!
-on_exit "kill -CONT $holder; kill $holder"
-for _ in $(seq 200); do [ -s "$WORK/holder.out" ] && break; sleep 0.05; done
-kill -STOP "$holder"
+# A stopped holder of the record's update lock.
+hold_update_lock_stopped "$D/$id.lock"
 
 timed 9 "$BGTASK" --dir "$D" progress --id "$id" --message blocked
 [ "$rc" = 11 ] || fail "progress under a held lock exited $rc: $(cat "$WORK/err")"

@@ -66,17 +66,7 @@ run_cases() {
 
   # 3. A stopped holder of the record's update lock.
   paused_task "$@"
-  rm -f "$WORK/holder.out"
-  python3 -c '
-import fcntl, os, struct, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR)
-fcntl.fcntl(fd, 37, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 1, 1, 0))  # F_OFD_SETLK
-print("locked", flush=True)
-time.sleep(300)' "$D/$id.lock" >"$WORK/holder.out" &
-  holder=$!
-  on_exit "kill -CONT $holder; kill $holder"
-  for _ in $(seq 200); do [ -s "$WORK/holder.out" ] && break; sleep 0.05; done
-  kill -STOP "$holder"
+  hold_update_lock_stopped "$D/$id.lock"
   timed_cancel "$id" "$label, a stopped lock holder"
   [ "$rc" = 11 ] && grep -F "pid $holder" "$WORK/err" >/dev/null ||
     fail "$label, stopped lock holder: rc $rc: $(cat "$WORK/err")"
