@@ -144,6 +144,17 @@ require_unshare() {
   unshare "$@" true 2>/dev/null || skip "unshare $* is not permitted here"
 }
 
+# in_private_mount_namespace [SECONDS]: runs this test again in a mount
+# namespace of its own (for at most SECONDS, default 120) and exits with its
+# status; in there, it returns. This outer shell only removes $WORK.
+in_private_mount_namespace() {
+  [ -z "${BGTASK_IN_MOUNT_NS:-}" ] || return 0
+  require_unshare --mount --propagation private
+  local rc=0
+  BGTASK_IN_MOUNT_NS=1 timeout "${1:-120}" unshare --mount --propagation private bash "$0" || rc=$?
+  exit "$rc"
+}
+
 # share_binary USER: makes $BGTASK runnable by USER, and the working
 # directory one USER may enter ($WORK: ctest's directory may be out of
 # reach). A build USER cannot reach (a clone under root's home, mode 700, as

@@ -10,14 +10,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/crash_lib.sh"
 require_root
 require_tool unshare mount umount mkfs.ext4 jq dd
-if [ -z "${BGTASK_IN_MOUNT_NS:-}" ]; then
-  unshare --mount --propagation private true 2>/dev/null || skip "unshare --mount is not permitted here"
-  # Run again inside a private mount namespace; this outer shell only
-  # cleans up its work directory.
-  rc=0
-  BGTASK_IN_MOUNT_NS=1 timeout 500 unshare --mount --propagation private bash "$0" || rc=$?
-  exit "$rc"
-fi
+in_private_mount_namespace 500
 
 checked=0
 MOUNTS=()

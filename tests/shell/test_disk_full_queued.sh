@@ -5,13 +5,8 @@
 # the first hand-off once there is room. The directory lives on a tiny
 # tmpfs in a private mount namespace.
 source "$(dirname "$0")/lib.sh"
-require_unshare --mount --propagation private
 command -v jq >/dev/null || skip "jq is missing"
-if [ -z "${BGTASK_IN_MOUNT_NS:-}" ]; then
-  rc=0
-  BGTASK_IN_MOUNT_NS=1 timeout 120 unshare --mount --propagation private bash "$0" || rc=$?
-  exit "$rc"
-fi
+in_private_mount_namespace
 
 T="$WORK/tiny"
 mkdir -p "$T"

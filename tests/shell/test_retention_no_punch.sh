@@ -7,13 +7,8 @@
 # shows that head and nothing of what is cut away.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/invariants.sh"
-require_unshare --mount --propagation private
 command -v jq >/dev/null || skip "jq is missing"
-if [ -z "${BGTASK_IN_MOUNT_NS:-}" ]; then
-  rc=0
-  BGTASK_IN_MOUNT_NS=1 timeout 120 unshare --mount --propagation private bash "$0" || rc=$?
-  exit "$rc"
-fi
+in_private_mount_namespace
 
 R="$WORK/ram"
 mkdir -p "$R"
