@@ -134,7 +134,7 @@ if command -v tmux >/dev/null; then
     03)
       [ "$(cat "$WORK/rc" 2>/dev/null)" = 130 ] || fail "Ctrl-C in run: exit $(cat "$WORK/rc" 2>/dev/null); pane: $pane"
       [ "$(field "$id" .state)" = cancelled ] || fail "Ctrl-C in run left the task $(field "$id" .state)"
-      grep -q "cancelling task $id (TERM now, KILL after 5.0s if it still runs)" <<<"$pane" ||
+      grep -q "cancelling task $id (TERM now, KILL after 5.0s if it still runs; Ctrl-C again to kill it now)" <<<"$pane" ||
         fail "Ctrl-C in run did not announce the grace: $pane"
       ;;
     *)
@@ -145,6 +145,23 @@ if command -v tmux >/dev/null; then
       ;;
     esac
   done
+  # Ctrl-C twice: a task that ignores TERM is killed at the second, long
+  # before its 60 s grace.
+  rm -f "$WORK/rc"
+  printf -v line '%q ' "$BGTASK" --dir "$D" run --grace 60s --name twice -- sh -c 'trap "" TERM; echo started; sleep 120'
+  tmux new-session -d -s keys -x 200 -y 20 "$line; echo \$? >$WORK/rc; sleep 30"
+  for _ in $(seq 100); do tmux capture-pane -p -t keys | grep started >/dev/null && break; sleep 0.1; done
+  tmux send-keys -t keys -H 03
+  for _ in $(seq 100); do tmux capture-pane -p -t keys | grep "Ctrl-C again" >/dev/null && break; sleep 0.1; done
+  tmux send-keys -t keys -H 03
+  for _ in $(seq 100); do [ -s "$WORK/rc" ] && break; sleep 0.1; done
+  pane=$(tmux capture-pane -p -t keys)
+  tmux kill-server
+  id=$(bg list --name twice --json | jq -r '.[0].id')
+  [ "$(cat "$WORK/rc" 2>/dev/null)" = 130 ] || fail "Ctrl-C twice in run: exit $(cat "$WORK/rc" 2>/dev/null); pane: $pane"
+  [ "$(field "$id" .state)" = cancelled ] && [ "$(field "$id" .signal)" = 9 ] ||
+    fail "Ctrl-C twice left the task $(field "$id" .state) (signal $(field "$id" .signal)); pane: $pane"
+  grep -q "killing task $id now" <<<"$pane" || fail "the second Ctrl-C was not announced: $pane"
 else
   echo "note: tmux is not installed; the key presses were not tried" >&2
 fi

@@ -209,8 +209,18 @@ private:
     const TaskRecord record = load_current_record(m_dir, m_id);
     std::cerr << (at_line_start(m_output.get(), m_offset) ? "" : "\n") << "bgtask: " << why
               << ": cancelling task " << m_id << " (TERM now, KILL after "
-              << format_duration(from_seconds(record.grace_s)) << " if it still runs)\n";
-    const CancelResult result = cancel_tasks(m_dir, {m_id}, std::nullopt);
+              << format_duration(from_seconds(record.grace_s))
+              << " if it still runs; Ctrl-C again to kill it now)\n";
+    // A second Ctrl-C (any caught signal after the first) kills it now.
+    const int interrupts = interrupt_count();
+    const auto hurry = [&] {
+      if (interrupt_count() <= interrupts) {
+        return false;
+      }
+      std::cerr << "bgtask: killing task " << m_id << " now\n";
+      return true;
+    };
+    const CancelResult result = cancel_tasks(m_dir, {m_id}, std::nullopt, hurry);
     copy_output();
     m_copier.finish();
     for (const auto& problem : result.unanswered) {

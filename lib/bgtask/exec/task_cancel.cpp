@@ -16,6 +16,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr Milliseconds k_check_interval{250};
+// How often a cancel that may be hurried asks whether it is.
+constexpr Milliseconds k_hurry_check{100};
 // After the grace and this margin, a supervisor that is stopped counts as
 // not answering; after the longer one, any supervisor does.
 constexpr Milliseconds k_answer_margin{2000};
@@ -40,23 +42,13 @@ Milliseconds grace_of(const TaskRecord& record, std::optional<Milliseconds> grac
   return from_seconds(record.grace_s);
 }
 
-} // namespace
-
-CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& ids,
-                          std::optional<Milliseconds> grace)
+// Asks each unfinished task of `current` to stop, queued tasks first and
+// the newest of them first (a task can only wait `--after` older ones): a
+// task waiting for one that is cancelled would otherwise fail for its
+// dependency before its own cancel came. Returns the longest grace asked.
+Milliseconds request_cancels(const TaskDir& dir, const std::vector<TaskRecord>& current,
+                             std::optional<Milliseconds> grace)
 {
-  const auto current = load_current_records(dir, ids);
-  for (const auto& record : current) {
-    refuse_if_elsewhere(record);
-  }
-  CancelResult result;
-  Milliseconds longest{0};
-  for (const auto& record : current) {
-    result.was_final.push_back(is_final(record.state));
-  }
-  // Queued tasks first, newest first (a task can only wait `--after` older
-  // ones): a task waiting for one that is cancelled would otherwise fail for
-  // its dependency before its own cancel came.
   std::vector<const TaskRecord*> order;
   for (const auto& record : current) {
     if (record.state == TaskState::queued) {
@@ -71,11 +63,40 @@ CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& id
       order.push_back(&record);
     }
   }
+  Milliseconds longest{0};
   for (const TaskRecord* record : order) {
     const Milliseconds own = grace_of(*record, grace);
     longest = std::max(longest, own);
     executor_for(record->executor).cancel(dir, *record, own, CancelAttempt::first);
   }
+  return longest;
+}
+
+// Cancels the unfinished tasks among `records` again with no grace.
+void cancel_without_grace(const TaskDir& dir, const std::vector<TaskRecord>& records)
+{
+  for (const auto& record : records) {
+    if (!is_final(record.state)) {
+      executor_for(record.executor).cancel(dir, record, Milliseconds(0), CancelAttempt::first);
+    }
+  }
+}
+
+} // namespace
+
+CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& ids,
+                          std::optional<Milliseconds> grace, const std::function<bool()>& hurry)
+{
+  bool hurried = false;
+  const auto current = load_current_records(dir, ids);
+  for (const auto& record : current) {
+    refuse_if_elsewhere(record);
+  }
+  CancelResult result;
+  for (const auto& record : current) {
+    result.was_final.push_back(is_final(record.state));
+  }
+  const Milliseconds longest = request_cancels(dir, current, grace);
   TaskWatcher watcher(dir, WatchOutput::no); // one for every round
   const auto started = Clock::now();
   auto next_repeat = started + longest + k_check_interval;
@@ -84,13 +105,21 @@ CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& id
     // check interval.
     const auto overdue_at = started + longest + k_answer_margin;
     const auto at = Clock::now();
-    const auto until = std::min(next_repeat, at >= overdue_at ? at + k_check_interval : overdue_at);
+    auto until = std::min(next_repeat, at >= overdue_at ? at + k_check_interval : overdue_at);
+    if (hurry && !hurried) {
+      until = std::min(until, at + k_hurry_check);
+    }
     WaitResult waited =
       wait_for_tasks(watcher, dir, ids, WaitMode::all,
                      std::max(std::chrono::ceil<Milliseconds>(until - at), Milliseconds(1)));
     if (waited.end != WaitEnd::gave_up) {
       result.records = std::move(waited.records);
       return result;
+    }
+    if (hurry && !hurried && hurry()) {
+      hurried = true;
+      cancel_without_grace(dir, waited.records);
+      continue;
     }
     const auto after = Clock::now() - started;
     const auto attempt = after >= longest + k_last_margin     ? CancelAttempt::last

@@ -3,6 +3,7 @@
 #include <bgtask/core/task_record.hpp>
 #include <bgtask/util/duration.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +31,10 @@ struct CancelResult
 // what became of each such task. Refuses (Error(failure)) before
 // signalling anything if one runs on another host. Caught interrupts do
 // not end it.
+// `hurry`, if given, is asked about every 100 ms: once it says yes, the
+// tasks still stopping are cancelled again with no grace (KILL now).
 CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& ids,
-                          std::optional<Milliseconds> grace);
+                          std::optional<Milliseconds> grace,
+                          const std::function<bool()>& hurry = nullptr);
 
 } // namespace bgtask

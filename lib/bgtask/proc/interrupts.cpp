@@ -14,6 +14,7 @@ namespace {
 // moment), so it is never closed.
 int g_pipe[2] = {-1, -1};
 volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_count = 0;
 
 void on_interrupt(int sig)
 {
@@ -21,6 +22,7 @@ void on_interrupt(int sig)
   if (g_signal == 0) {
     g_signal = sig;
   }
+  g_count = g_count + 1;
   const char byte = 1;
   [[maybe_unused]] const auto n = ::write(g_pipe[1], &byte, 1); // full pipe: already readable
   errno = saved;
@@ -54,6 +56,11 @@ int interrupt_fd()
 int interrupt_signal()
 {
   return g_signal;
+}
+
+int interrupt_count()
+{
+  return g_count;
 }
 
 } // namespace bgtask

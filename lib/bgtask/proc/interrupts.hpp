@@ -18,4 +18,7 @@ int interrupt_fd();
 // The first caught signal that arrived, or 0.
 int interrupt_signal();
 
+// How many caught signals arrived so far (a second Ctrl-C is a count of 2).
+int interrupt_count();
+
 } // namespace bgtask

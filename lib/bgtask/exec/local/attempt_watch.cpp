@@ -202,6 +202,8 @@ std::optional<int> AttemptWatch::handle_signals()
       }
     } else if (m_tree.stopping() == Stopping::no) {
       m_tree.begin_stop(Stopping::cancel, requested_grace());
+    } else if (m_tree.stopping() == Stopping::cancel) {
+      m_tree.hasten(requested_grace()); // cancelled again, with a shorter grace
     }
   }
   return child_status;

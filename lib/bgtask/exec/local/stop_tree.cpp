@@ -111,6 +111,14 @@ void SupervisedTree::begin_stop(Stopping why, Milliseconds grace)
   m_kill_at = Clock::now() + grace;
 }
 
+void SupervisedTree::hasten(Milliseconds grace)
+{
+  const auto at = Clock::now() + grace;
+  if (m_kill_at && at < *m_kill_at) {
+    m_kill_at = at;
+  }
+}
+
 void SupervisedTree::kill_if_due(Clock::time_point now)
 {
   if (m_kill_at && now >= *m_kill_at) {

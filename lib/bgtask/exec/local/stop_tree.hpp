@@ -75,6 +75,10 @@ public:
   // Sends TERM (and continues a frozen tree: a stopped process acts on TERM
   // only once continued); KILL is due after `grace`. `why` is kept.
   void begin_stop(Stopping why, Milliseconds grace);
+
+  // While stopping: KILL after `grace` from now if that is sooner than due
+  // (a second cancel asking for a shorter grace).
+  void hasten(Milliseconds grace);
   Stopping stopping() const { return m_stopping; }
 
   // When KILL is due; nullopt when it is not (no stop, or KILL sent).
