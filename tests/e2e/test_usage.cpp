@@ -227,7 +227,7 @@ TEST_F(Usage, FindsTheDirectoryThroughTheEnvironment)
   ASSERT_EQ(started.exit_code, 0) << started;
   EXPECT_TRUE(fs::exists(record_path(started.line())));
   options.env = {"XDG_STATE_HOME=" + work().string(), "HOME=/nonexistent"};
-  const Result xdg = e2e::run({e2e::bgtask_binary(), "list"}, options);
+  const Result xdg = e2e::run({e2e::bgtask_binary(), "start", "--", "true"}, options);
   EXPECT_EQ(xdg.exit_code, 0) << xdg;
   struct stat st
   {
