@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <sys/resource.h>
 
 namespace bgtask {
 
@@ -32,14 +33,45 @@ TaskRecord load_existing_record(const TaskDir& dir, const std::string& id)
   return std::move(loaded.record);
 }
 
+// Descriptors a wait leaves free for reading records and watching them.
+constexpr rlim_t k_spare_descriptors = 64;
+
+// How many reader locks a wait may hold: its soft limit on descriptors,
+// raised toward the hard one for `wanted` of them, less the spare ones.
+std::size_t holdable_locks(std::size_t wanted)
+{
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    return 0;
+  }
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted + k_spare_descriptors) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max == RLIM_INFINITY
+                        ? wanted + k_spare_descriptors
+                        : std::min<rlim_t>(limit.rlim_max, wanted + k_spare_descriptors);
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+      limit = raised;
+    }
+  }
+  if (limit.rlim_cur == RLIM_INFINITY) {
+    return wanted;
+  }
+  return limit.rlim_cur > k_spare_descriptors ? limit.rlim_cur - k_spare_descriptors : 0;
+}
+
 // Holds the reader lock of each of `ids` (task_lock.hpp), so that `cleanup`
 // leaves the tasks until the wait has read their final records. Best effort:
-// a task already being removed is not held, and once descriptors run out
-// the rest are waited for without.
+// a task already being removed is not held, and where descriptors are short
+// the rest are waited for without, k_spare_descriptors being left for
+// reading their records.
 std::vector<TaskLock> hold_for_reading(const TaskDir& dir, const std::vector<std::string>& ids)
 {
   std::vector<TaskLock> held;
+  const std::size_t most = holdable_locks(ids.size());
   for (const auto& id : ids) {
+    if (held.size() >= most) {
+      break;
+    }
     try {
       auto lock = TaskLock::open_existing(dir, id);
       if (lock && lock->try_hold_for_reading()) {
