@@ -81,7 +81,7 @@ chmod 700 "$D1" "$WORK/$U1"
 # supervisor and command as its own: U2's cancel must not signal them
 # (they are not U2's), and U1's task keeps running.
 D2="$WORK/$U2/tasks"
-as "$U2" "$BGTASK" --dir "$D2" list >/dev/null
+as "$U2" "$BGTASK" --dir "$D2" start -- true >/dev/null # makes D2, as a start does
 jq --arg id "$id" '.' "$rec" >"$WORK/forged"
 chown "$U2:" "$WORK/forged"
 as "$U2" cp "$WORK/forged" "$D2/$id.status.json"
