@@ -17,11 +17,15 @@ FAULTS=0
 
 # relevant_calls TRACE PATH: "NAME K WHERE" for each call in SYSCALLS of a
 # one-process trace made with -y whose line mentions PATH (its K-th call);
-# WHERE is `dir` for a file in the directory PATH, else `other`.
+# WHERE is `dir` for a file in the directory PATH, else `other`. The close of
+# a lock file is left out: an injected failure skips the call, so the lock
+# would stay held, whereas Linux's close frees the descriptor and its lock
+# even when it reports an error.
 relevant_calls() {
   awk -v pat="$2" -v wanted=" $SYSCALLS " '
     { name = $0; sub(/\(.*/, "", name); if (name !~ /^[a-z0-9_]+$/) next
       n[name]++
+      if (name == "close" && /\.lock>\)/) next
       if (index(wanted, " " name " ") && index($0, pat))
         print name, n[name], (index($0, pat "/") ? "dir" : "other") }' "$1"
 }
