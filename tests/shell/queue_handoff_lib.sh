@@ -24,3 +24,20 @@ most_at_once() {
 
 # first_of KIND NAME: the first start or end time of NAME.
 first_of() { awk -v k="$1" '$1 == k { print $2; exit }' "$WORK/log/$2"; }
+
+# check_storm_outcome SLOTS NAMES...: after a storm on one queue of SLOTS
+# slots in $D, each command among NAMES ran at most once, no task is left
+# queued or running, at most SLOTS ran at once and `.parked` is empty. Sets
+# $most to the most that ran at once.
+check_storm_outcome() {
+  local slots=$1 name unfinished
+  shift
+  for name in "$@"; do
+    [ "$(runs_of "$name")" -le 1 ] || fail "$name ran $(runs_of "$name") times"
+  done
+  unfinished=$(bg list --json | jq '[.[] | select(.state == "queued" or .state == "running")] | length')
+  [ "$unfinished" -eq 0 ] || fail "$unfinished tasks never ended: $(bg list)"
+  most=$(most_at_once "$@")
+  [ "$most" -le "$slots" ] || fail "$most tasks of a $slots-slot queue ran at once"
+  [ -z "$(ls -A "$D/.parked")" ] || fail ".parked still holds $(ls -A "$D/.parked")"
+}
