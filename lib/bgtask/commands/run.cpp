@@ -6,9 +6,11 @@
 #include <bgtask/core/exit_status.hpp>
 #include <bgtask/exec/start_plan.hpp>
 #include <bgtask/exec/task_cancel.hpp>
+#include <bgtask/exec/task_pause.hpp>
 #include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/interrupts.hpp>
+#include <bgtask/proc/terminal_stop.hpp>
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -146,6 +148,7 @@ public:
       m_watcher(dir, WatchOutput::yes)
   {
     m_watcher.watch_interrupts();
+    m_watcher.watch_fd(terminal_stop_fd(), [] { return true; });
     if (stdout_is_pipe()) {
       m_watcher.watch_reader(STDOUT_FILENO);
     }
@@ -182,6 +185,12 @@ public:
         limit = std::min(limit.value_or(k_progress_interval), k_progress_interval);
       }
       m_watcher.wait_for_change({record}, limit);
+      if (take_terminal_stop()) {
+        const auto stopped = stop_as_job_with_task();
+        if (deadline) {
+          *deadline += stopped; // the time stopped does not count
+        }
+      }
       record = load_current_record(m_dir, m_id);
     }
   }
@@ -229,6 +238,38 @@ private:
     std::cerr << "bgtask: task " << m_id << " "
               << escape_for_terminal(state_text(result.records.front()), KeepNewlines::no) << "\n";
     return static_cast<int>(code);
+  }
+
+  // Ctrl-Z: the task pauses and `run` stops as a job; once continued (`fg`,
+  // `bg`) the task resumes. Returns how long `run` was stopped.
+  Clock::duration stop_as_job_with_task()
+  {
+    copy_output();
+    std::cout << std::flush;
+    const bool paused = change_pause_of_task(PauseAction::pause);
+    std::cerr << (at_line_start(m_output.get(), m_offset) ? "" : "\n") << "bgtask: task " << m_id
+              << (paused ? " paused; `fg` resumes it\n" : " runs on\n");
+    const auto stopped_at = Clock::now();
+    stop_as_job();
+    const auto stopped = Clock::now() - stopped_at;
+    if (paused && change_pause_of_task(PauseAction::resume)) {
+      std::cerr << "bgtask: task " << m_id << " resumed\n";
+    }
+    return stopped;
+  }
+
+  // Pauses or resumes the task; false (and why, on stderr) if it could not.
+  bool change_pause_of_task(PauseAction action)
+  {
+    try {
+      change_pause(m_dir, {m_id}, action);
+      return true;
+    } catch (const Error& e) {
+      std::cerr << "bgtask: cannot " << (action == PauseAction::pause ? "pause" : "resume")
+                << " task " << m_id << ": " << escape_for_terminal(e.what(), KeepNewlines::no)
+                << "\n";
+      return false;
+    }
   }
 
   int detach(const TaskRecord& record, Clock::time_point now)
@@ -305,6 +346,7 @@ int run_run(const GlobalOptions& global, const CommandArgs& args)
   const auto began = Clock::now();
   // Caught before the task exists, so a Ctrl-C during the start is not lost.
   catch_interrupts({SIGINT, SIGQUIT, SIGTERM, SIGHUP});
+  catch_terminal_stops(); // Ctrl-Z pauses the task (Follower)
   const StartResult started = start_task(dir, std::move(plan));
   const std::string& id = started.id;
   if (started.duplicate) {

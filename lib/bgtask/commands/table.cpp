@@ -155,6 +155,7 @@ constexpr std::array<Command, 16> k_commands{{
      "its status as `wait` would; otherwise stops streaming, tells on stderr how to follow it,\n"
      "and exits 3 while the task keeps running. Ctrl-C cancels the task and exits 130, as for\n"
      "a command in the foreground; Ctrl-\\ (SIGQUIT), SIGTERM and SIGHUP detach (exit 3).\n"
+     "Ctrl-Z (SIGTSTP) pauses the task and stops `run` as a job; `fg` resumes both.\n"
      "When stdout and stderr are the same terminal, stderr shows a status line meanwhile.",
    .options = run_options,
    .operands = Operands::command,
