@@ -38,6 +38,7 @@ test_packages=(
   dpkg-dev file            # cpack -G DEB: dpkg-shlibdeps, which runs file(1)
   tmux                     # tests that drive bgtask on a terminal
   cron                     # tests that start a real cron daemon
+  dma                      # an MTA that delivers cron's mail to /var/mail (test_cron_mail)
   nodejs npm               # tests/mcp: the MCP TypeScript SDK client drives `bgtask mcp`
 )
 slurm_packages=(slurmctld slurmd slurm-client munge)
@@ -56,10 +57,12 @@ esac
 packages+=("$@")
 
 # A package whose command is already there by other means counts as present:
-# Node.js builds that bundle npm (NodeSource's nodejs) conflict with Debian's npm.
+# Node.js builds that bundle npm (NodeSource's nodejs) conflict with Debian's npm,
+# and any MTA (/usr/sbin/sendmail) conflicts with dma.
 provided_by_command() {
   case "$1" in
     npm) command -v npm >/dev/null ;;
+    dma) [ -x /usr/sbin/sendmail ] ;;
     *) return 1 ;;
   esac
 }
