@@ -5,8 +5,8 @@
 # `cleanup` of scripts/examples/cron-cleanup, with cron's own PATH. A user
 # whose runs succeed gets no mail at all (and the task reaches `bgtask
 # progress` through the PATH bgtask gives it); a user whose `backup` is not
-# on cron's PATH gets exactly one mail that says the command was not found,
-# which no `cleanup` line can take back.
+# on cron's PATH gets exactly one mail that says the command was not found in
+# that PATH, which no `cleanup` line can take back.
 #
 # As in test_cron, the daemon is the test's own, in a mount namespace where
 # the users' crontabs, /etc/cron.d, /etc/crontab and /run are the test's
@@ -146,12 +146,13 @@ record=$(echo "$ok_dir"/*.status.json)
 [ "$(mails "$ok")" = 0 ] || fail "$ok: cron mailed runs that succeeded: $(cat "/var/mail/$ok")"
 
 # The user whose command cron cannot find: exactly one mail, from cron, that
-# names the command and says it was not found; the failed task is on record.
+# says the command was not found in cron's PATH (with bgtask's folder, which
+# bgtask adds); the failed task is on record.
 [ "$(mails "$lost")" = 1 ] || fail "$lost: $(mails "$lost") mails, not one: $(cat "/var/mail/$lost" 2>/dev/null)"
 mail=$(cat "/var/mail/$lost")
 grep -q "^Subject: Cron <$lost@" <<<"$mail" || fail "$lost: the mail is not cron's: $mail"
-grep -qE 'cannot execute backup: .*(No such file|not found)' <<<"$mail" ||
-  fail "$lost: the mail does not say that backup was not found: $mail"
+grep -qF 'cannot execute backup: No such file or directory (not found in PATH=/usr/bin:/bin:' <<<"$mail" ||
+  fail "$lost: the mail does not say that backup was not found in cron's PATH: $mail"
 [ "$(records "$lost_dir")" -eq 1 ] || fail "$lost: $(records "$lost_dir") tasks, not one"
 [ "$(jq -r .exit_code "$lost_dir"/*.status.json)" = 127 ] || fail "$lost: the task did not fail with 127"
 echo "cron mail: ok"

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,17 +72,38 @@ int exit_code_for(int error)
   ::_exit(exit_code_for(failure.error));
 }
 
+// The PATH a command name was looked up in: its own environment's (what
+// task_environment gives it), or nullopt if it has none.
+std::optional<std::string> lookup_path(const LaunchRequest& request)
+{
+  auto additions = own_binary_entries();
+  additions.insert(additions.end(), request.env_additions.begin(), request.env_additions.end());
+  for (const auto& entry : merged_environment(additions)) {
+    if (entry.starts_with("PATH=")) {
+      return entry.substr(5);
+    }
+  }
+  return std::nullopt;
+}
+
 std::string describe(const LaunchRequest& request, const ExecFailure& failure)
 {
   if (failure.stage == ExecStage::chdir) {
     return "cannot change to directory " + request.record.cwd + ": " + std::strerror(failure.error);
   }
-  std::string text = "cannot execute " + request.argv.front() + ": " + std::strerror(failure.error);
+  const std::string& program = request.argv.front();
+  std::string text = "cannot execute " + program + ": " + std::strerror(failure.error);
+  if (failure.error != ENOENT) {
+    return text;
+  }
   // `start -- 'make && make install'`: one word that is a shell command line.
-  if (failure.error == ENOENT && request.argv.size() == 1 &&
-      request.argv.front().find_first_of(" \t|&;<>$`") != std::string::npos) {
-    text += " (the command is one word; for a shell command line use -c " +
-            shell_quote(request.argv.front()) + ")";
+  if (request.argv.size() == 1 && program.find_first_of(" \t|&;<>$`") != std::string::npos) {
+    text +=
+      " (the command is one word; for a shell command line use -c " + shell_quote(program) + ")";
+  } else if (program.find('/') == std::string::npos) {
+    // A name looked up in PATH: cron's, for one, is short.
+    const auto path = lookup_path(request);
+    text += path ? " (not found in PATH=" + *path + ")" : " (not found: PATH is not set)";
   }
   return text;
 }
