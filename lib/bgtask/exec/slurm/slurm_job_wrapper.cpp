@@ -8,32 +8,79 @@ namespace bgtask {
 namespace {
 
 // The wrapper, for `perl -e` (core modules only: POSIX, IO::Handle). The
-// signals are blocked around fork, so none is lost or handled in the child
-// before exec; the child restores the default actions and the mask. The
-// job id is the one the record holds (`ARRAYJOB_INDEX` for an array
-// element). Failing to write the file changes nothing but that.
+// relayed signals and SIGCHLD stay blocked in it but inside sigsuspend, so
+// none is lost between a check and the wait; the child restores the
+// default actions and the mask before exec. The sentinel is a second
+// process that keeps the relayed signals blocked and does nothing else: a
+// signal Slurm sends to every process of the job stays pending in it, one
+// sent to the batch shell alone never reaches it. A signal the wrapper gets
+// is passed on only if it is not pending in the sentinel within about 1 s;
+// one that is pending is taken from the sentinel (its ack) and not passed
+// on, since the command had it from Slurm. The job id is the one the record
+// holds (`ARRAYJOB_INDEX` for an array element). Failing to write the file
+// changes nothing but that.
 constexpr std::string_view k_wrapper = R"PERL(use strict; use POSIX ();
 my @names = grep { ($SIG{$_} // '') ne 'IGNORE' } qw(HUP INT QUIT TERM USR1 USR2 ALRM);
-my (%got, $child);
-my $mask = POSIX::SigSet->new(map { POSIX->can("SIG$_")->() } @names);
+my %num = map { $_ => POSIX->can("SIG$_")->() } @names;
+my (%got, @queue, $child, $sentinel, $ask, $ack);
 my $old = POSIX::SigSet->new;
-POSIX::sigprocmask(POSIX::SIG_BLOCK(), $mask, $old);
-for my $n (@names) { $SIG{$n} = sub { $got{$n} = 1; kill($n, $child) if $child } }
+POSIX::sigprocmask(POSIX::SIG_BLOCK(), POSIX::SigSet->new(values(%num), POSIX::SIGCHLD()), $old);
+my $wait = POSIX::SigSet->new(grep { $old->ismember($_) } 1 .. 64);
+$wait->delset(POSIX::SIGCHLD());
+if (pipe(my $ask_r, $ask) && pipe($ack, my $ack_w)) {
+  $sentinel = fork;
+  if (defined $sentinel && !$sentinel) {
+    close $ask; close $ack;
+    $SIG{$_} = sub {} for @names;
+    while (sysread($ask_r, my $n, 1)) {
+      my $one = POSIX::SigSet->new(ord $n);
+      POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), $one);
+      POSIX::sigprocmask(POSIX::SIG_BLOCK(), $one);
+      syswrite($ack_w, $n);
+    }
+    POSIX::_exit(0);
+  }
+  close $ask_r; close $ack_w;
+}
+sub pending_in_sentinel {
+  my $bit = shift;
+  open(my $f, '<', "/proc/$sentinel/status") or return 0;
+  while (my $line = <$f>) {
+    return (hex(substr($1, -8)) >> ($bit - 1)) & 1 if $line =~ /^ShdPnd:\s*([0-9a-f]+)/;
+  }
+  return 0;
+}
+sub relay {
+  my $n = $num{shift()};
+  for (1 .. ($sentinel ? 100 : 0)) {
+    if (pending_in_sentinel($n)) {
+      $sentinel = undef unless syswrite($ask, chr $n) && sysread($ack, my $x, 1);
+      return;
+    }
+    select(undef, undef, undef, 0.01);
+  }
+  kill($n, $child) if $child;
+}
+for my $n (@names) { $SIG{$n} = sub { $got{$n} = 1; push @queue, $n } }
+my $chld = $SIG{CHLD} // '';
+$SIG{CHLD} = sub {};
 my $t0 = time;
 $child = fork;
 if (!$child) {
   $SIG{$_} = 'DEFAULT' for @names;
+  $SIG{CHLD} = $chld eq 'IGNORE' ? 'IGNORE' : 'DEFAULT';
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
   { exec { $ARGV[0] } @ARGV; }
   print STDERR "$ARGV[0]: $!\n";
   POSIX::_exit($!{ENOENT} ? 127 : 126);
 }
-POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
 my $status;
 while (1) {
-  my $r = waitpid($child, 0);
+  relay(shift @queue) while @queue;
+  my $r = waitpid($child, POSIX::WNOHANG());
   if ($r == $child) { $status = $?; last }
-  last if $r == -1 && !$!{EINTR};
+  last if $r == -1;
+  POSIX::sigsuspend($wait);
 }
 my $t1 = time;
 exit 127 unless defined $status;
@@ -59,6 +106,7 @@ if ($id =~ /^[0-9a-z]+$/ && $dir ne '') {
 }
 exit($status >> 8) unless $sig;
 $SIG{$_} = 'DEFAULT' for @names;
+POSIX::sigprocmask(POSIX::SIG_SETMASK(), $old);
 exec '/bin/sh', '-c', 'ulimit -c 0; kill -s "$1" $$', 'sh', $sig;
 exit(128 + $sig);
 )PERL";
