@@ -88,6 +88,55 @@ bg wait --timeout 30s "$cut" 2>/dev/null || rc=$?
 [ "$rc" -eq 4 ] && [ "$(field "$cut" .state)" = failed ] ||
   fail "truncated: wait exited $rc, $(field "$cut" .state) / $(field "$cut" .exit_code)"
 
+echo "-- the controller hangs while a waiter waits: the files still end the wait"
+# The jobs end when told to, once the waiter's call to the stopped
+# controller is under way. With BGTASK_SLURM_TIMEOUT far off, that call
+# outlives the wait, which must not wait for it.
+hung=()
+for _ in 1 2 3; do
+  hung+=("$(bg start --executor slurm -- sh -c "until [ -e '$WORK/go' ]; do sleep 0.1; done; exit 3")")
+done
+for id in "${hung[@]}"; do
+  until_job "$(slurm_job "$id")" RUNNING 30
+done
+BGTASK_SLURM_TIMEOUT=600s timeout 120 "$BGTASK" --dir "$D" wait --timeout 100s "${hung[@]}" \
+  >/dev/null 2>"$WORK/hung.err" &
+waiter=$!
+controller=$(daemon_pid slurmctld)
+kill -STOP "$controller"
+on_exit "kill -CONT $controller"
+# squeue_of_waiter: the pid of a Slurm client the waiter runs, if any.
+squeue_of_waiter() {
+  local bgtask pid
+  for bgtask in $(pgrep -P "$waiter"); do
+    for pid in $(pgrep -P "$bgtask"); do
+      case "$(cat "/proc/$pid/comm" 2>/dev/null)" in
+        squeue | sacct | scontrol) echo "$pid"; return 0 ;;
+      esac
+    done
+  done
+  return 1
+}
+# A call still running 2 s on is one the stopped controller holds up.
+deadline=$((SECONDS + 60))
+client=""
+until [ -n "$client" ] && sleep 2 && kill -0 "$client" 2>/dev/null; do
+  [ "$SECONDS" -lt "$deadline" ] || fail "the waiter never called the stopped controller"
+  client=$(squeue_of_waiter) || sleep 0.1
+done
+touch "$WORK/go"
+rc=0
+wait "$waiter" || rc=$?
+alive=no
+kill -0 "$client" 2>/dev/null && alive=yes
+kill -CONT "$controller"
+[ "$rc" -eq 3 ] || fail "the waiter exited $rc: $(cat "$WORK/hung.err")"
+for id in "${hung[@]}"; do
+  [ "$(field "$id" .state)" = failed ] && [ "$(field "$id" .exit_code)" = 3 ] ||
+    fail "task $id: $(field "$id" .state) / $(field "$id" .exit_code), not failed / 3"
+done
+[ "$alive" = yes ] || fail "the waiter returned only after its call to the stopped controller ended"
+
 echo "-- the controller down while outcome files arrive"
 down=()
 for k in 1 2 3 4 5; do

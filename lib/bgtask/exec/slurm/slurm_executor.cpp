@@ -23,6 +23,9 @@ namespace {
 
 // How often a waiter looks for outcome files, at least.
 constexpr Milliseconds k_outcome_poll{1000};
+// How often a reconciliation waiting for the controller looks for outcome
+// files meanwhile.
+constexpr Milliseconds k_round_look{100};
 // sbatch is only called once the controller has answered; killing it
 // midway would leave a job bgtask may not know about, so it gets longer.
 constexpr Milliseconds k_min_submit_timeout{30000};
@@ -60,11 +63,6 @@ TaskRecord write_outcome(const TaskDir& dir, const TaskRecord& record, const Slu
     return std::move(update.record);
   }
   return record; // removed or corrupt meanwhile: nothing written
-}
-
-std::string task_count(std::size_t n)
-{
-  return std::to_string(n) + (n == 1 ? " Slurm task" : " Slurm tasks");
 }
 
 // Creates a task's empty `ID.output`, which the job appends to.
@@ -277,19 +275,19 @@ void SlurmExecutor::reconcile(const TaskDir& dir, std::vector<TaskRecord>& recor
     urgent =
       urgent || m_seen.count(record.id) == 0 || file.verdict == OutcomeFileVerdict::signalled;
   }
+  take_round(std::chrono::milliseconds(0));
   if (jobs.empty()) {
     return;
   }
   const auto at = Clock::now();
-  if (m_schedule.next_round(at, urgent) <= at) {
-    m_changed = false;
-    if (!observe(jobs, *since)) {
-      for (const auto& job : jobs) {
-        m_seen.try_emplace(job.task_id, std::nullopt);
-      }
+  if (!m_round && m_schedule.next_round(at, urgent) <= at) {
+    m_round_tasks.clear();
+    for (const auto& job : jobs) {
+      m_round_tasks.insert(job.task_id);
     }
-    m_schedule.round_done(Clock::now(), m_changed);
+    m_round.emplace(std::move(jobs), *since, m_config);
   }
+  await_round(dir, records);
   for (auto& record : records) {
     const auto seen = m_seen.find(record.id);
     if (!is_final(record.state) && record.slurm && seen != m_seen.end() && seen->second) {
@@ -320,96 +318,52 @@ SlurmOutcome SlurmExecutor::explain_cancelled(const TaskDir& dir, const TaskReco
   return outcome;
 }
 
-bool SlurmExecutor::observe(const std::vector<WantedJob>& jobs, TimePoint since)
+void SlurmExecutor::await_round(const TaskDir& dir, std::vector<TaskRecord>& records)
 {
-  std::vector<std::string> ids;
-  for (const auto& job : jobs) {
-    if (std::find(ids.begin(), ids.end(), job.job_id) == ids.end()) {
-      ids.push_back(job.job_id);
+  while (m_round && !take_round(k_round_look)) {
+    bool ended = false;
+    for (auto& record : records) {
+      if (is_final(record.state) || !record.slurm || m_round_tasks.count(record.id) == 0) {
+        continue;
+      }
+      const auto file = read_outcome_file(dir, record);
+      if (file.verdict == OutcomeFileVerdict::ended) {
+        record = write_outcome(dir, record, file.outcome);
+        ended = ended || is_final(record.state);
+      }
+    }
+    if (ended) {
+      return; // the round goes on; a later reconciliation takes it in
     }
   }
-  note_call();
-  const auto answer = query_controller(ids);
-  if (!answer) {
-    warn("controller", "the Slurm controller did not answer (" + answer.error() + "); " +
-                         task_count(jobs.size()) + " left as last recorded");
-    return false;
-  }
-  std::vector<WantedJob> forgotten;
-  for (const auto& wanted : jobs) {
-    // Only a job of the task's name is the task's: the same id may name
-    // another job (the controller lost its state, or the record comes from
-    // another cluster).
-    const auto found = std::find_if(answer->begin(), answer->end(), [&](const SlurmJobInfo& job) {
-      return job.job_id == wanted.job_id && job.name == wanted.job_name;
-    });
-    if (found != answer->end()) {
-      remember(wanted.task_id, slurm_outcome(*found));
-    } else {
-      forgotten.push_back(wanted);
-    }
-  }
-  return forgotten.empty() || observe_forgotten(forgotten, since);
 }
 
-bool SlurmExecutor::observe_forgotten(const std::vector<WantedJob>& jobs, TimePoint since)
+bool SlurmExecutor::take_round(Milliseconds limit)
 {
-  const auto current = config();
-  if (!current) {
-    warn("controller", "the Slurm controller did not answer (" + current.error() + "); " +
-                         task_count(jobs.size()) + " left as last recorded");
+  if (!m_round || !m_round->wait_for(limit)) {
     return false;
   }
-  std::vector<WantedJob> ours;
-  std::vector<std::string> ids;
-  for (const auto& wanted : jobs) {
-    if (wanted.cluster && *wanted.cluster != current->cluster) {
-      remember(wanted.task_id, std::nullopt); // another cluster's job: not ours to judge
-      continue;
-    }
-    ours.push_back(wanted);
-    if (std::find(ids.begin(), ids.end(), wanted.job_id) == ids.end()) {
-      ids.push_back(wanted.job_id);
+  auto round = m_round->take();
+  m_round.reset();
+  m_changed = false;
+  for (const auto& call : round.calls) {
+    m_schedule.note_call(call);
+  }
+  if (round.config) {
+    m_config = std::move(round.config);
+  }
+  for (const auto& [kind, message] : round.warnings) {
+    warn(kind, message);
+  }
+  for (auto& [task_id, outcome] : round.seen) {
+    remember(task_id, std::move(outcome));
+  }
+  if (!round.answered) {
+    for (const auto& task_id : m_round_tasks) {
+      m_seen.try_emplace(task_id, std::nullopt);
     }
   }
-  if (ours.empty()) {
-    return true;
-  }
-  note_call();
-  const auto accounting = query_accounting(*current, ids, since);
-  if (!accounting) {
-    warn("accounting", "Slurm accounting did not answer (" + accounting.error() + "); " +
-                         task_count(ours.size()) +
-                         " the controller no longer knows left as last recorded");
-    return false;
-  }
-  const auto& found_jobs = accounting->jobs;
-  const auto grace = slurm_lost_grace();
-  for (const auto& wanted : ours) {
-    const auto* found =
-      accounted_job(found_jobs, wanted.job_id, wanted.job_name, wanted.created_at);
-    if (found != nullptr) {
-      remember(wanted.task_id, slurm_outcome(*found));
-      continue;
-    }
-    const bool element = wanted.job_id.find('_') != std::string::npos;
-    if (element && wanted.cancel_requested) {
-      // scancel of a pending element removes it without a trace.
-      remember(wanted.task_id, cancelled_before_start_outcome());
-      continue;
-    }
-    const bool grace_over =
-      grace.count() == 0 || (wanted.missing_since && now() - *wanted.missing_since >= grace);
-    remember(wanted.task_id,
-             vanished_job_outcome("Slurm no longer knows job " + wanted.job_id + " and " +
-                                    (accounting->source.empty()
-                                       ? "no accounting is configured to ask"
-                                       : accounting->source + " has no record of it") +
-                                    (element ? " (Slurm keeps none for a pending array element "
-                                               "cancelled outside bgtask)"
-                                             : ""),
-                                  grace_over));
-  }
+  m_schedule.round_done(Clock::now(), m_changed);
   return true;
 }
 

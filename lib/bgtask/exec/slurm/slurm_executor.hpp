@@ -5,6 +5,7 @@
 #include <bgtask/exec/slurm/slurm_call_schedule.hpp>
 #include <bgtask/exec/slurm/slurm_client.hpp>
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
+#include <bgtask/exec/slurm/slurm_round.hpp>
 #include <bgtask/exec/slurm/slurm_submission.hpp>
 
 #include <chrono>
@@ -97,25 +98,18 @@ private:
   LaunchResult submit(const TaskDir& dir, std::vector<NewTask>& tasks, const LaunchRequest& request,
                       const std::string& script, const SbatchJob& job, const std::string& cluster);
 
-  // An unfinished task's job, as its record names it.
-  struct WantedJob
-  {
-    std::string task_id;
-    std::string job_id;
-    std::optional<std::string> cluster;
-    std::string job_name; // what the task's job is called (recorded_job_name)
-    TimePoint created_at;
-    std::optional<TimePoint> missing_since;
-    bool cancel_requested = false;
-  };
+  using WantedJob = SlurmWantedJob;
 
-  // Asks the controller (then accounting, for jobs it does not hold under
-  // the task's job name) about `jobs` and fills m_seen; false if no answer
-  // came (warned about). `since`: the oldest task's creation time.
-  bool observe(const std::vector<WantedJob>& jobs, TimePoint since);
+  // Waits for the round in flight (m_round), if any, looking at the
+  // outcome files of its tasks among `records` every k_round_look: returns
+  // once the round is over and taken in, or once a file ended one of them
+  // (which is written into its record; the round goes on, and a later
+  // reconciliation takes it in).
+  void await_round(const TaskDir& dir, std::vector<TaskRecord>& records);
 
-  // Looks jobs the controller does not know up in accounting.
-  bool observe_forgotten(const std::vector<WantedJob>& jobs, TimePoint since);
+  // Takes in what the round in flight learnt if it is over within `limit`
+  // (m_seen, the budget, m_config, warnings); false if it is not.
+  bool take_round(Milliseconds limit);
 
   void remember(const std::string& task_id, std::optional<SlurmOutcome> outcome);
 
@@ -139,6 +133,9 @@ private:
   // What was last learnt about each task's job, by task id. No outcome:
   // nothing to change (an unknown state, another cluster's job, no answer).
   std::map<std::string, std::optional<SlurmOutcome>> m_seen;
+  // The round of questions in flight, and the tasks it asks about.
+  std::optional<SlurmRoundThread> m_round;
+  std::set<std::string> m_round_tasks;
   SlurmCallSchedule m_schedule;
   bool m_changed = false; // an observation in the current round differed from the last
   std::optional<SlurmConfig> m_config;
