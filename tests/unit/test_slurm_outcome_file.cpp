@@ -132,6 +132,22 @@ TEST(SlurmJobWrapper, ForwardsSignalsToTheCommand)
             OutcomeFileVerdict::signalled);
 }
 
+TEST(SlurmJobWrapper, TimesAreToTheMillisecondWithTimeHiRes)
+{
+  if (std::system("perl -MTime::HiRes -e 1 2>/dev/null") != 0) {
+    GTEST_SKIP() << "perl's Time::HiRes is not installed: the times are whole seconds";
+  }
+  const auto run = run_wrapped({"sleep", "0.3"});
+  const auto reading = bgtask::judge_outcome_text(run.file, queued_record(), bgtask::now());
+  ASSERT_EQ(reading.verdict, OutcomeFileVerdict::ended) << reading.problem << run.file;
+  const auto took = *reading.outcome.finished_at - *reading.outcome.started_at;
+  EXPECT_GE(std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), 290) << run.file;
+  // Whole seconds give .000 in both times (real ones, once in a million).
+  const auto first = run.file.find(".000Z");
+  EXPECT_TRUE(first == std::string::npos || run.file.find(".000Z", first + 1) == std::string::npos)
+    << run.file;
+}
+
 TEST(SlurmJobWrapper, AMissingCommandExits127)
 {
   const auto run = run_wrapped({"/nonexistent/command"});

@@ -7,7 +7,9 @@ namespace bgtask {
 
 namespace {
 
-// The wrapper, for `perl -e` (core modules only: POSIX, IO::Handle). The
+// The wrapper, for `perl -e` (core modules only: POSIX, IO::Handle; the
+// times are to the millisecond where Time::HiRes is installed, else to the
+// second, as perl-base alone has them). The
 // relayed signals and SIGCHLD stay blocked in it but inside sigsuspend, so
 // none is lost between a check and the wait; the child restores the
 // default actions and the mask before exec. The sentinel is a second
@@ -22,6 +24,8 @@ namespace {
 constexpr std::string_view k_wrapper = R"PERL(use strict; use POSIX ();
 my @names = grep { ($SIG{$_} // '') ne 'IGNORE' } qw(HUP INT QUIT TERM USR1 USR2 ALRM);
 my %num = map { $_ => POSIX->can("SIG$_")->() } @names;
+my $hires = eval { require Time::HiRes; 1 };
+sub clock { $hires ? Time::HiRes::time() : time }
 my (%got, @queue, $child, $sentinel, $ask, $ack);
 my $old = POSIX::SigSet->new;
 POSIX::sigprocmask(POSIX::SIG_BLOCK(), POSIX::SigSet->new(values(%num), POSIX::SIGCHLD()), $old);
@@ -64,7 +68,7 @@ sub relay {
 for my $n (@names) { $SIG{$n} = sub { $got{$n} = 1; push @queue, $n } }
 my $chld = $SIG{CHLD} // '';
 $SIG{CHLD} = sub {};
-my $t0 = time;
+my $t0 = clock();
 $child = fork;
 if (!$child) {
   $SIG{$_} = 'DEFAULT' for @names;
@@ -82,10 +86,11 @@ while (1) {
   last if $r == -1;
   POSIX::sigsuspend($wait);
 }
-my $t1 = time;
+my $t1 = clock();
 exit 127 unless defined $status;
 my $sig = $status & 127;
-sub stamp { POSIX::strftime('%Y-%m-%dT%H:%M:%S.000Z', gmtime shift) }
+sub stamp { my $s = int $_[0];
+  POSIX::strftime('%Y-%m-%dT%H:%M:%S', gmtime $s) . sprintf('.%03dZ', ($_[0] - $s) * 1000) }
 sub js { my $v = shift; return 'null' unless defined $v; $v =~ s/([\\"])/\\$1/g;
   $v =~ s/([\x00-\x1f])/sprintf('\\u%04x', ord $1)/ge; "\"$v\"" }
 my ($id, $dir) = ($ENV{BGTASK_ID} // '', $ENV{BGTASK_DIR} // '');
