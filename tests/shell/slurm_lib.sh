@@ -121,3 +121,37 @@ stop_daemon() {
     sleep 0.1
   done
 }
+
+# slurm_calls TRACE: the successful execs of Slurm's clients in an strace.
+slurm_calls() {
+  grep -cE 'execve\("[^"]*/(squeue|sacct|scontrol|sinfo|sbatch|scancel)".* = 0$' "$1" || true
+}
+
+# check_many_outcome_files N: starts N short jobs ending 2 to 11 s after
+# they start, all at once; `wait --timeout 60s` on them must return 0 with
+# every task succeeded and its outcome file written, making at most 12
+# Slurm calls. Prints how soon after the last file the wait returned, and
+# leaves the task ids in OUTCOME_TASKS.
+check_many_outcome_files() {
+  local k rc=0 returned latest=0 written delay calls id
+  OUTCOME_TASKS=()
+  for k in $(seq 1 "$1"); do
+    OUTCOME_TASKS+=("$(bg start --executor slurm -- sleep "$((2 + k % 9)).$((k % 10))")")
+  done
+  timeout 90 strace -f -qq -ttt -e trace=execve -o "$WORK/wait.trace" \
+    "$BGTASK" --dir "$D" wait --timeout 60s "${OUTCOME_TASKS[@]}" >/dev/null 2>"$WORK/wait.err" ||
+    rc=$?
+  returned=$(date +%s.%N)
+  [ "$rc" -eq 0 ] || fail "wait exited $rc: $(cat "$WORK/wait.err")"
+  for id in "${OUTCOME_TASKS[@]}"; do
+    [ "$(field "$id" .state)" = succeeded ] || fail "task $id: $(field "$id" .state)"
+    [ -f "$D/$id.outcome.json" ] || fail "task $id wrote no outcome file"
+    written=$(stat -c %.9Y "$D/$id.outcome.json")
+    latest=$(awk -v a="$latest" -v b="$written" 'BEGIN { print (b > a ? b : a) }')
+  done
+  delay=$(awk -v r="$returned" -v w="$latest" 'BEGIN { printf "%.2f", r - w }')
+  echo "wait returned ${delay} s after the last outcome file was written" >&2
+  calls=$(slurm_calls "$WORK/wait.trace")
+  echo "Slurm client calls during the wait: $calls" >&2
+  [ "$calls" -le 12 ] || fail "$calls Slurm calls for $1 jobs that wrote their outcome"
+}

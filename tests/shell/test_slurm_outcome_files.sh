@@ -20,34 +20,8 @@ cd "$WORK"
 chmod 755 "$WORK"
 mkdir -m 1777 "$WORK/shared"
 
-# slurm_calls TRACE: the successful execs of Slurm's clients in an strace.
-slurm_calls() {
-  grep -cE 'execve\("[^"]*/(squeue|sacct|scontrol|sinfo|sbatch|scancel)".* = 0$' "$1" || true
-}
-
 echo "-- $jobs jobs ending within 10 s"
-ids=()
-for k in $(seq 1 "$jobs"); do
-  # Ends 2 to 10 s after starting: they all run at once.
-  ids+=("$(bg start --executor slurm -- sleep "$((2 + k % 9)).$((k % 10))")")
-done
-rc=0
-timeout 90 strace -f -qq -ttt -e trace=execve -o "$WORK/wait.trace" \
-  "$BGTASK" --dir "$D" wait --timeout 60s "${ids[@]}" >/dev/null 2>"$WORK/wait.err" || rc=$?
-returned=$(date +%s.%N)
-[ "$rc" -eq 0 ] || fail "wait exited $rc: $(cat "$WORK/wait.err")"
-latest=0
-for id in "${ids[@]}"; do
-  [ "$(field "$id" .state)" = succeeded ] || fail "task $id: $(field "$id" .state)"
-  [ -f "$D/$id.outcome.json" ] || fail "task $id wrote no outcome file"
-  written=$(stat -c %.9Y "$D/$id.outcome.json")
-  latest=$(awk -v a="$latest" -v b="$written" 'BEGIN { print (b > a ? b : a) }')
-done
-delay=$(awk -v r="$returned" -v w="$latest" 'BEGIN { printf "%.2f", r - w }')
-echo "wait returned ${delay} s after the last outcome file was written" >&2
-calls=$(slurm_calls "$WORK/wait.trace")
-echo "Slurm client calls during the wait: $calls" >&2
-[ "$calls" -le 12 ] || fail "$calls Slurm calls for $jobs jobs that wrote their outcome"
+check_many_outcome_files "$jobs"
 
 echo "-- an outcome file planted by another user is refused"
 planted=$(bg start --executor slurm -- sh -c 'sleep 4; exit 3')
