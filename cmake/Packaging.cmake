@@ -79,6 +79,6 @@ elseif(BGTASK_DPKG_SHLIBDEPS AND BGTASK_FILE)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libboost-json1.81.0, libboost-program-options1.81.0, libboost-filesystem1.81.0, libsodium23, libre2-9, libc6, libstdc++6, libgcc-s1")
+    "libboost-json1.81.0, libboost-program-options1.81.0, libboost-filesystem1.81.0, libsodium23, libre2-9, libncursesw6, libtinfo6, libc6, libstdc++6, libgcc-s1")
 endif()
 include(CPack)

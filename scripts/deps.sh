@@ -13,6 +13,7 @@ set -euo pipefail
 
 build_packages=(cmake g++ make libboost-json1.81-dev libboost-filesystem1.81-dev
   libboost-program-options1.81-dev libhowardhinnant-date-dev libsodium-dev libre2-dev
+  libncurses-dev # the screen of `bgtask top`
   scdoc) # scdoc: the man page, from docs/bgtask.1.scd
 # What each test drives, by the package that has it on Debian 12.
 test_packages=(

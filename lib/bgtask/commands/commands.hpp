@@ -49,6 +49,9 @@ int run_start(const GlobalOptions& global, const CommandArgs& args);
 po::options_description status_options();
 int run_status(const GlobalOptions& global, const CommandArgs& args);
 
+po::options_description top_options();
+int run_top(const GlobalOptions& global, const CommandArgs& args);
+
 po::options_description wait_options();
 int run_wait(const GlobalOptions& global, const CommandArgs& args);
 

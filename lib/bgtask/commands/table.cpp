@@ -10,7 +10,7 @@ namespace bgtask {
 namespace {
 
 // Each command's options are declared next to its handler (commands/NAME.cpp).
-constexpr std::array<Command, 16> k_commands{{
+constexpr std::array<Command, 17> k_commands{{
   {.name = "__complete",
    .summary = "complete a command line for the shell completion scripts",
    .usage = "WORD...",
@@ -184,6 +184,18 @@ constexpr std::array<Command, 16> k_commands{{
    .options = status_options,
    .operands = Operands::any_task_ids,
    .handler = run_status},
+  {.name = "top",
+   .summary = "a live view of the tasks on the terminal, driven by the event stream",
+   .usage = "[--name TEXT] [--state all|running|queued|ended|failed]",
+   .help = "Shows running and queued tasks with their progress, each queue's slots in use and the\n"
+           "latest events, failures highlighted; it redraws when an event comes, and sleeps\n"
+           "otherwise. Keys: j/k or arrows select, o or Enter follows the selected task's output\n"
+           "(Ctrl-C returns), c cancels, p pauses, r resumes it, / filters by name, s by state,\n"
+           "q quits. Needs a terminal (TERM=dumb or a pipe: exit 2). Exits 0 on q, 5 on Ctrl-C,\n"
+           "SIGTERM or SIGHUP, the terminal restored each way.",
+   .options = top_options,
+   .operands = Operands::none,
+   .handler = run_top},
   {.name = "wait",
    .summary = "wait for tasks to finish; exit with their status",
    .usage =

@@ -169,6 +169,9 @@ FollowEnd follow_events(const TaskDir& dir, EventLogReader& reader, const EventS
     });
   }
   bool stopped = false;
+  for (const FollowWake& wake : options.wakes) {
+    watcher.watch_fd(wake.fd, [&] { return stopped = wake.handle(); });
+  }
   if (options.stop_fd >= 0) {
     watcher.watch_fd(options.stop_fd, [&] { return stopped = true; });
   } else {

@@ -28,6 +28,15 @@ struct EventSelection
   bool selects(const LoggedEvent& logged) const;
 };
 
+// A descriptor a follower also sleeps on: when it is readable, `handle`
+// runs (between reads of the log); returning true ends the follow
+// (FollowEnd::interrupted). `top` reads its keyboard so.
+struct FollowWake
+{
+  int fd = -1;
+  std::function<bool()> handle;
+};
+
 struct FollowOptions
 {
   bool follow = false;     // go on reading as the log grows
@@ -35,6 +44,7 @@ struct FollowOptions
   bool until_any = false;  // end after a read that handed over a selected event
   std::optional<Milliseconds> limit;
   int stop_fd = -1; // ends the wait once readable (FollowEnd::interrupted)
+  std::vector<FollowWake> wakes;
 };
 
 enum class FollowEnd { done, idle, gap, gave_up, interrupted, reader_gone };

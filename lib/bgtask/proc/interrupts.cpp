@@ -63,4 +63,13 @@ int interrupt_count()
   return g_count;
 }
 
+void forget_interrupts()
+{
+  g_signal = 0;
+  g_count = 0;
+  char buffer[64];
+  while (g_pipe[0] >= 0 && ::read(g_pipe[0], buffer, sizeof buffer) > 0) {
+  }
+}
+
 } // namespace bgtask

@@ -21,4 +21,10 @@ int interrupt_signal();
 // How many caught signals arrived so far (a second Ctrl-C is a count of 2).
 int interrupt_count();
 
+// Forgets the signals caught so far, as if none had arrived: interrupt_fd()
+// is no longer readable, interrupt_signal() and interrupt_count() are 0.
+// For a loop that handed the terminal to a follower that Ctrl-C ended, and
+// goes on (`top` after following a task's output).
+void forget_interrupts();
+
 } // namespace bgtask
