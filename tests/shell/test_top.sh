@@ -79,8 +79,13 @@ PY
   shows "$s" "^$bad +failed" || fail "$s: the failure of $bad is not shown: $(pane)"
   shows "$s" "task.exited $bad .*failed" || fail "$s: no task.exited event for $bad: $(pane)"
 
-  # The selected row is the first running task: c cancels it.
+  # The selected row is the first running task: c asks, n keeps it, c y cancels it.
   tmux send-keys -t "$s" c
+  shows "$s" "^cancel $slow\\? y" || fail "$s: c did not ask: $(pane)"
+  tmux send-keys -t "$s" n
+  shows "$s" "^$slow not cancelled" || fail "$s: n did not keep $slow: $(pane)"
+  [ "$(field "$slow" .state)" = running ] || fail "$s: n left $slow $(field "$slow" .state)"
+  tmux send-keys -t "$s" c y
   shows "$s" "^$slow +cancelled" || fail "$s: the cancel is not shown: $(pane)"
   [ "$(field "$slow" .state)" = cancelled ] || fail "$s: c left $slow $(field "$slow" .state)"
 

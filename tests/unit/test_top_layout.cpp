@@ -225,3 +225,12 @@ TEST(TopLayout, StateFiltersAreNamedAsTheOptionTakesThem)
   EXPECT_EQ(parse_state_filter("succeeded"), std::nullopt);
   EXPECT_EQ(parse_state_filter(""), std::nullopt);
 }
+
+TEST(TopLayout, ACancelAsksFirstInTheFooter)
+{
+  const TopModel model = sample_model();
+  TopViewState view;
+  view.confirming = "2nk5t7f30002";
+  const auto lines = layout_top(model, view, 60, 24);
+  EXPECT_EQ(lines.back().text.rfind("cancel 2nk5t7f30002? y", 0), 0u) << lines.back().text;
+}

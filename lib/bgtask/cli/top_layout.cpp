@@ -131,6 +131,9 @@ std::string queues_text(const std::vector<QueueUse>& queues)
 
 std::string footer_text(const TopViewState& view, std::size_t width)
 {
+  if (!view.confirming.empty()) {
+    return "cancel " + view.confirming + "? y: cancel it, any other key: keep it";
+  }
   if (view.prompting) {
     return "name filter: " + view.filter.name + "_   (Enter: keep, Esc: clear)";
   }

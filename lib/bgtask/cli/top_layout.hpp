@@ -37,12 +37,14 @@ struct TopLine
 };
 
 // What the person is doing: the selected task, the filter, a prompt being
-// typed (the name filter) and the last message.
+// typed (the name filter), a cancel awaiting confirmation and the last
+// message.
 struct TopViewState
 {
   std::string selected; // a task ID; empty: the first row
   TopFilter filter;
   bool prompting = false; // typing the name filter
+  std::string confirming; // a task `c` asks to cancel, awaiting `y`
   std::string message;
   std::string dir; // the task directory, for the title
 };

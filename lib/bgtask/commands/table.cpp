@@ -190,9 +190,9 @@ constexpr std::array<Command, 17> k_commands{{
    .help = "Shows running and queued tasks with their progress, each queue's slots in use and the\n"
            "latest events, failures highlighted; it redraws when an event comes, and sleeps\n"
            "otherwise. Keys: j/k or arrows select, o or Enter follows the selected task's output\n"
-           "(Ctrl-C returns), c cancels, p pauses, r resumes it, / filters by name, s by state,\n"
-           "q quits. Needs a terminal (TERM=dumb or a pipe: exit 2). Exits 0 on q, 5 on Ctrl-C,\n"
-           "SIGTERM or SIGHUP, the terminal restored each way.",
+           "(Ctrl-C returns), c cancels (y confirms), p pauses, r resumes it, / filters by name,\n"
+           "s by state, q quits. Needs a terminal (TERM=dumb or a pipe: exit 2). Exits 0 on q, 5\n"
+           "on Ctrl-C, SIGTERM or SIGHUP, the terminal restored each way.",
    .options = top_options,
    .operands = Operands::none,
    .handler = run_top},

@@ -27,6 +27,7 @@
 #include <iostream>
 #include <poll.h>
 #include <unistd.h>
+#include <utility>
 
 namespace bgtask {
 
@@ -100,7 +101,9 @@ public:
   bool on_keys()
   {
     while (const auto key = m_screen.next_key()) {
-      if (m_view.prompting) {
+      if (!m_view.confirming.empty()) {
+        on_confirm_key(*key);
+      } else if (m_view.prompting) {
         on_prompt_key(*key);
       } else {
         on_key(*key);
@@ -122,6 +125,17 @@ private:
     if (record.queue && !m_model.knows_queue(*record.queue)) {
       m_model.set_slots(escape_table_cell(*record.queue),
                         slots_of(load_queue_settings(m_dir, *record.queue)));
+    }
+  }
+
+  // `y` cancels the task `c` asked about; any other key keeps it.
+  void on_confirm_key(const TopKey& key)
+  {
+    const std::string id = std::exchange(m_view.confirming, {});
+    if (key.kind == TopKey::Kind::character && key.ch == 'y') {
+      act(id, 'c');
+    } else {
+      m_view.message = id + " not cancelled";
     }
   }
 
@@ -180,9 +194,14 @@ private:
     case 'o':
       return follow_output();
     case 'c':
+      return ask_cancel();
     case 'p':
     case 'r':
-      return act(ch);
+      if (const TopTask* task = selected_task(m_model, m_view)) {
+        return act(task->id, ch);
+      }
+      m_view.message = "no task selected";
+      return;
     case '/':
       m_view.prompting = true;
       return;
@@ -196,16 +215,24 @@ private:
     }
   }
 
-  // Cancels, pauses or resumes the selected task; the result is a message
-  // (the rows follow from the events).
-  void act(char ch)
+  // A cancel cannot be taken back: the footer asks first.
+  void ask_cancel()
   {
     const TopTask* task = selected_task(m_model, m_view);
     if (task == nullptr) {
       m_view.message = "no task selected";
-      return;
+    } else if (is_final(task->state)) {
+      m_view.message = task->id + " has ended already";
+    } else {
+      m_view.confirming = task->id;
+      m_view.message.clear();
     }
-    const std::string id = task->id;
+  }
+
+  // Cancels (`c`), pauses (`p`) or resumes (`r`) task `id`; the result is
+  // a message (the rows follow from the events).
+  void act(const std::string& id, char ch)
+  {
     const char* doing = ch == 'c' ? "cancelling " : ch == 'p' ? "pausing " : "resuming ";
     m_view.message = doing + id + "...";
     redraw();
