@@ -1,16 +1,26 @@
 // The hand-off. One pass reads `.parked` (sorted: the order of creation)
 // and looks at each parked task once; a pass that ended or moved a task
 // (which may settle another's --after) is followed by another. A queue
-// found full is not looked at again in that pass, so the tasks behind it
-// cost nothing but their name.
+// found full, or into which this hand-off may admit no more, is not looked
+// at again in that pass, so the tasks behind it cost nothing but their
+// name.
+//
+// A supervisor admits no more tasks into a queue than it freed slots of it
+// (one, or none) plus the tasks it moved into that queue's line: a slot
+// that frees while it hands off is its own supervisor's to fill. Without
+// that bound, every supervisor of a short task filled every slot it found
+// free, and each of the tasks it started did the same when it ended, so the
+// supervisors in a hand-off multiplied faster than the queue drained. An
+// invocation fills every free slot (a hand-off lost with a supervisor that
+// died), as does `cancel`.
 //
 // A claim takes the queue's lock, a free slot's lock and the task's
-// ownership lock, in that order, and re-reads the record under them; the
-// supervisor forked for the task inherits the slot and ownership locks
-// (flock and OFD locks belong to the open file description). A claimer
-// that dies before the fork releases both with its descriptors, and the
-// task is still parked; a supervisor that dies after it releases them too,
-// and its task is reconciled like any other whose supervisor died.
+// ownership lock, in that order, and re-reads the record under them; it
+// releases the queue's lock before the launch. The supervisor forked for the task inherits the slot
+// and ownership locks (flock and OFD locks belong to the open file description). A claimer that
+// dies before the fork releases both with its descriptors, and the task is still parked; a
+// supervisor that dies after it releases them too, and its task is reconciled like any other whose
+// supervisor died.
 
 #include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/exit_hook.hpp>
@@ -28,6 +38,7 @@
 #include <bgtask/util/test_seams.hpp>
 
 #include <fcntl.h>
+#include <map>
 #include <set>
 #include <unistd.h>
 
@@ -118,12 +129,16 @@ DependencyCheck check_dependencies(const TaskDir& dir, const TaskRecord& record,
 class HandOff
 {
 public:
-  HandOff(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch, HandOffBy by)
+  HandOff(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch, HandOffBy by,
+          const std::optional<std::string>& freed_queue)
     : m_dir(dir),
       m_reconcile(reconcile),
       m_launch(launch),
       m_by(by)
   {
+    if (by == HandOffBy::supervisor && freed_queue) {
+      m_budget[*freed_queue] = 1;
+    }
   }
 
   void run()
@@ -154,7 +169,7 @@ private:
 
   void visit(const ParkedEntry& entry)
   {
-    if (entry.queue && m_full.contains(*entry.queue)) {
+    if (entry.queue && (m_full.contains(*entry.queue) || !may_admit(*entry.queue))) {
       return;
     }
     auto loaded = load_record(m_dir, entry.id);
@@ -174,7 +189,9 @@ private:
       settle_dependencies(entry, record);
     } else if (!entry.queue) {
       // Its record entered the line, its file did not yet.
-      move_to_queue_line(m_dir, entry.id, *record.queue);
+      if (move_to_queue_line(m_dir, entry.id, *record.queue)) {
+        moved_into(*record.queue);
+      }
       m_changed = true;
     } else {
       admit_in_queue(entry, *record.queue);
@@ -222,7 +239,35 @@ private:
         add_event(r, "waiting", "dependencies succeeded; waiting for a slot in queue " + queue);
         return Change::save;
       });
-      move_to_queue_line(m_dir, entry.id, queue);
+      if (move_to_queue_line(m_dir, entry.id, queue)) {
+        moved_into(queue);
+      }
+    }
+  }
+
+  // A supervisor may admit one more task into `queue`: it moved one there.
+  void moved_into(const std::string& queue)
+  {
+    if (m_by == HandOffBy::supervisor) {
+      ++m_budget[queue];
+    }
+  }
+
+  // Whether this hand-off may admit another task into `queue`.
+  bool may_admit(const std::string& queue) const
+  {
+    if (m_by == HandOffBy::invocation) {
+      return true;
+    }
+    const auto it = m_budget.find(queue);
+    return it != m_budget.end() && it->second > 0;
+  }
+
+  // Counts an admission into `queue` against a supervisor's budget.
+  void admitted_into(const std::string& queue)
+  {
+    if (m_by == HandOffBy::supervisor) {
+      --m_budget[queue];
     }
   }
 
@@ -286,13 +331,17 @@ private:
       return;
     }
     write_slot_occupant(slot->fd(), entry.id);
-    seam("after_claim");
     const SlotNaming naming = load_slot_naming(m_dir, queue);
+    // The slot and the task are held now: no other hand-off can take
+    // either, so the queue's lock goes before the launch (a fork) and the
+    // hand-offs waiting for it do not wait for that too.
+    queue_lock.unlock();
+    admitted_into(queue);
+    seam("after_claim");
     m_launch(m_dir,
              AdmittedTask{std::move(*lock), std::move(current), entry, std::move(slot),
                           slot_name(naming, index), naming.env},
              m_reconcile);
-    queue_lock.unlock(); // the supervisor's inherited copy must not hold it
     seam("after_fork");
   }
 
@@ -302,18 +351,21 @@ private:
   HandOffBy m_by;
   bool m_changed = false;
   std::set<std::string> m_full; // queues without a free slot, in this pass
+  // A supervisor's admissions left, by queue (one per slot it freed and per
+  // task it moved into the line); an invocation's are not counted.
+  std::map<std::string, int> m_budget;
 };
 
 } // namespace
 
 void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch,
-                        HandOffBy by)
+                        HandOffBy by, const std::optional<std::string>& freed_queue)
 {
   if (launch == nullptr) {
     return;
   }
   try {
-    HandOff(dir, reconcile, launch, by).run();
+    HandOff(dir, reconcile, launch, by, freed_queue).run();
   } catch (const std::exception&) {
     // the next hand-off looks again
   }
@@ -321,8 +373,12 @@ void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher
 
 void hand_off(const TaskDir& dir, SupervisorPlan& plan)
 {
-  plan.slot.reset();
-  admit_parked_tasks(dir, plan.reconcile, plan.launch_parked, HandOffBy::supervisor);
+  std::optional<std::string> freed_queue;
+  if (plan.slot) {
+    freed_queue = plan.request.record.queue;
+    plan.slot.reset();
+  }
+  admit_parked_tasks(dir, plan.reconcile, plan.launch_parked, HandOffBy::supervisor, freed_queue);
 }
 
 ParkedCancel cancel_parked_task(const TaskDir& dir, const TaskRecord& record, Reconciler reconcile,

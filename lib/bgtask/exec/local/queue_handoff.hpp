@@ -4,6 +4,9 @@
 #include <bgtask/exec/executor.hpp>
 #include <bgtask/exec/local/admitted_task.hpp>
 
+#include <optional>
+#include <string>
+
 namespace bgtask {
 
 class TaskDir;
@@ -16,7 +19,9 @@ struct SupervisorPlan;
 // process that died is made by the next one.
 
 // Who hands off: a supervisor (the test seam BGTASK_TEST_HANDOFF_KILL acts
-// in supervisors alone) or any other bgtask process.
+// in supervisors alone), which admits into a queue only as many tasks as
+// it freed slots of it and moved tasks into its line; or any other bgtask
+// process, which fills every free slot.
 enum class HandOffBy { supervisor, invocation };
 
 // Admits every parked task that may start now, oldest first: ends those
@@ -28,11 +33,12 @@ enum class HandOffBy { supervisor, invocation };
 // with `launch` (launch_parked_task). A task is claimed by its ownership lock, so two
 // hand-offs never start it twice. Costs one failed open when nothing is
 // parked. Never throws: what it cannot do now, the next hand-off does.
+// `freed_queue`: the queue of the slot a supervisor has just released.
 void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch,
-                        HandOffBy by);
+                        HandOffBy by, const std::optional<std::string>& freed_queue = {});
 
 // A supervisor's hand-off: releases its slot, then admit_parked_tasks
-// with the plan's reconciler and launcher.
+// with the plan's reconciler and launcher, filling that slot at most.
 void hand_off(const TaskDir& dir, SupervisorPlan& plan);
 
 // How cancelling a parked task went.
