@@ -5,11 +5,15 @@
 #include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <set>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 
 namespace bgtask {
@@ -84,6 +88,83 @@ std::vector<TaskLock> hold_for_reading(const TaskDir& dir, const std::vector<std
   return held;
 }
 
+// What the watcher's events said since the last look: the tasks whose
+// files changed, or that every task may have (events were lost).
+struct SeenChanges
+{
+  std::set<std::string> ids;
+  bool all = false;
+};
+
+// The records a wait looks at, re-read only where they may have changed,
+// so that a look costs what runs, not what waits: a final record never
+// changes; an unfinished one is re-read when an event names its files, a
+// running one at every look (its supervisor's exit wakes the wait without
+// naming it), and every unfinished one after a wake that was no event (a
+// poll, the safety poll) or lost events.
+class LookedRecords
+{
+public:
+  LookedRecords(TaskWatcher& watcher, const std::vector<std::string>& ids)
+    : m_ids(ids),
+      m_changes(std::make_shared<SeenChanges>())
+  {
+    // The watcher's default filter, which also notes what it saw.
+    watcher.filter_events([changes = m_changes](std::string_view name, std::uint32_t mask) {
+      if ((mask & IN_Q_OVERFLOW) != 0) {
+        changes->all = true;
+        return true;
+      }
+      const auto file = parse_task_file_name(name);
+      if (!file || (file->kind != TaskFileKind::status && file->kind != TaskFileKind::output &&
+                    file->kind != TaskFileKind::outcome)) {
+        return false;
+      }
+      changes->ids.insert(file->id);
+      return true;
+    });
+  }
+
+  // Brings `records` (empty on the first look, then what the last look
+  // left) up to date, in the order of the IDs, after a wake of `wake`.
+  void look(const TaskDir& dir, std::optional<Wake> wake, std::vector<TaskRecord>& records)
+  {
+    const bool all = !wake || *wake != Wake::changed || m_changes->all || records.empty();
+    std::vector<std::size_t> stale;
+    for (std::size_t i = 0; i < m_ids.size(); ++i) {
+      if (records.empty() || (!is_final(records[i].state) && (all || must_reread(records[i], i)))) {
+        stale.push_back(i);
+      }
+    }
+    m_changes->ids.clear();
+    m_changes->all = false;
+    std::vector<TaskRecord> batch;
+    batch.reserve(stale.size());
+    for (const auto i : stale) {
+      batch.push_back(load_existing_record(dir, m_ids[i]));
+    }
+    reconcile_records(dir, batch);
+    if (records.empty()) {
+      records = std::move(batch);
+      return;
+    }
+    for (std::size_t k = 0; k < stale.size(); ++k) {
+      records[stale[k]] = std::move(batch[k]);
+    }
+  }
+
+private:
+  // Whether an unfinished record must be read again though no look-all.
+  bool must_reread(const TaskRecord& record, std::size_t i) const
+  {
+    return record.state != TaskState::queued || !record.waiting_for ||
+           m_changes->ids.contains(m_ids[i]);
+  }
+
+  const std::vector<std::string>& m_ids;
+  std::shared_ptr<SeenChanges> m_changes; // shared with the watcher's filter
+};
+
 } // namespace
 
 TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
@@ -135,12 +216,18 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
   const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
   const bool interrupts = watcher.watches_interrupts();
   const auto held = hold_for_reading(dir, ids);
+  LookedRecords looked(watcher, ids);
+  std::optional<Wake> wake;
+  std::optional<Clock::time_point> admitted_at;
   WaitResult result;
   for (;;) {
-    result.records = load_current_records(dir, ids);
-    if (std::any_of(result.records.begin(), result.records.end(), is_parked)) {
-      // A hand-off lost with a supervisor that died is made here.
+    looked.look(dir, wake, result.records);
+    if (std::any_of(result.records.begin(), result.records.end(), is_parked) &&
+        (!admitted_at || Clock::now() - *admitted_at >= k_parked_recheck)) {
+      // A hand-off lost with a supervisor that died is made here; looked
+      // for once in a while, not at every change of a draining queue.
       admit_waiting_tasks(dir);
+      admitted_at = Clock::now();
     }
     const auto finished = std::count_if(result.records.begin(), result.records.end(),
                                         [](const TaskRecord& r) { return is_final(r.state); });
@@ -167,7 +254,7 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
     if (std::any_of(result.records.begin(), result.records.end(), is_parked)) {
       left = std::min(left.value_or(k_parked_recheck), k_parked_recheck);
     }
-    watcher.wait_for_change(result.records, left);
+    wake = watcher.wait_for_change(result.records, left);
   }
 }
 
