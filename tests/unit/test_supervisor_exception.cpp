@@ -96,7 +96,8 @@ TEST(SupervisorChild, AnExceptionInTheHandOffNeitherUnwindsNorChangesTheOutcome)
                                   .cgroup = std::nullopt,
                                   .slot = std::nullopt,
                                   .parked = std::nullopt,
-                                  .launch_parked = &bgtask::launch_parked_task};
+                                  .launch_parked = &bgtask::launch_parked_task,
+                                  .caller_stderr = {}};
       bgtask::run_supervisor(dir, std::move(plan));
     } catch (...) {
       ::_exit(k_unwound);

@@ -62,6 +62,39 @@ bool stdout_is_pipe()
   return ::fstat(STDOUT_FILENO, &out) == 0 && (S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode));
 }
 
+// True if stdout and stderr are different files (`2>/dev/null`, `2>log`,
+// stdout piped while stderr is the terminal): the caller keeps them apart,
+// so the task's stderr goes to run's stderr, not into its output. One
+// terminal, or `2>&1`, is one file. A pipe or socket on stderr is never
+// handed over: a task that outlives a detached `run` would hold it open,
+// and its reader (a program capturing both streams) would wait for the
+// task's end instead of run's.
+bool stderr_apart()
+{
+  struct stat out
+  {
+  };
+  struct stat err
+  {
+  };
+  return ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 &&
+         (S_ISREG(err.st_mode) || S_ISCHR(err.st_mode)) &&
+         (out.st_dev != err.st_dev || out.st_ino != err.st_ino);
+}
+
+// Hands run's stderr to the task's command when the caller keeps stderr
+// apart and the task starts at once under a local supervisor forked from
+// `run` (a queued task is started later by another process).
+void keep_stderr_apart(StartPlan& plan)
+{
+  auto& record = plan.request.record;
+  if (stderr_apart() && record.executor == k_local_executor && !record.queue &&
+      plan.after.empty()) {
+    plan.request.caller_stderr = STDERR_FILENO;
+    record.options.stderr_apart = true;
+  }
+}
+
 std::size_t terminal_width()
 {
   winsize size{};
@@ -342,6 +375,7 @@ int run_run(const GlobalOptions& global, const CommandArgs& args)
   const auto detach_after = detach_after_of(vm);
   const Escape escape = vm.count("escape") != 0 ? Escape::yes : Escape::no;
   StartPlan plan = plan_start(parse_start_options(vm, args.command));
+  keep_stderr_apart(plan);
   const TaskDir dir = open_task_dir(global);
   const auto began = Clock::now();
   // Caught before the task exists, so a Ctrl-C during the start is not lost.

@@ -156,6 +156,8 @@ constexpr std::array<Command, 17> k_commands{{
      "and exits 3 while the task keeps running. Ctrl-C cancels the task and exits 130, as for\n"
      "a command in the foreground; Ctrl-\\ (SIGQUIT), SIGTERM and SIGHUP detach (exit 3).\n"
      "Ctrl-Z (SIGTSTP) pauses the task and stops `run` as a job; `fg` resumes both.\n"
+     "When stderr is a terminal or file other than stdout (`2>/dev/null`, `| jq` at a\n"
+     "terminal), the command's stderr goes straight there, not into the task's output.\n"
      "When stdout and stderr are the same terminal, stderr shows a status line meanwhile.",
    .options = run_options,
    .operands = Operands::command,

@@ -20,6 +20,10 @@ struct LaunchRequest
   std::optional<Milliseconds> timeout;
   Milliseconds grace = k_default_grace;
   std::optional<std::uint64_t> max_output; // --max-output: most bytes kept in ID.output
+  // `run`: a descriptor of the caller's stderr that the command's stderr
+  // goes to instead of ID.output (record.options.stderr_apart); -1: both
+  // streams go to ID.output. Only a task started at once uses it.
+  int caller_stderr = -1;
 };
 
 // How `start` ended: 0 when the task is running, else the exit code the

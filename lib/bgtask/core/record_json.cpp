@@ -187,6 +187,7 @@ json::value options_to_json(const LaunchOptions& options)
   limits["pids_max"] = optional_number(options.limits.pids_max);
   limits["cpu_max"] = optional_number(options.limits.cpu_max);
   o["limits"] = std::move(limits);
+  o["stderr_apart"] = options.stderr_apart;
   return v;
 }
 
@@ -465,6 +466,7 @@ LaunchOptions decode_options(const json::object& o)
     options.limits.pids_max = opt_uint(limits, "pids_max");
     options.limits.cpu_max = opt_double(limits, "cpu_max");
   }
+  options.stderr_apart = find(o, "stderr_apart") != nullptr && get_bool(o, "stderr_apart");
   return options;
 }
 

@@ -161,6 +161,9 @@ struct LaunchOptions
   std::vector<std::string> slurm_args;   // slurm executor only
   std::optional<RetryPolicy> retry;
   ResourceLimits limits;
+  // `run` with stderr apart from stdout: the command's stderr went to the
+  // caller's stderr, not into ID.output (never repeated by `rerun`).
+  bool stderr_apart = false;
 };
 
 // Whether the task's processes are stopped by `bgtask pause`.

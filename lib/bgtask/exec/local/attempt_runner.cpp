@@ -187,6 +187,7 @@ int AttemptRunner::run_one()
   image.held_output_dir = m_dir.fd();
   image.held_output_name = output_file_name(m_plan.request.record.id);
   image.start_notice_fd = m_plan.start_notice.get();
+  image.error_fd = m_plan.caller_stderr.get();
   std::optional<PendingCommand> command;
   try {
     command.emplace(image);

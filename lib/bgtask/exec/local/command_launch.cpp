@@ -44,7 +44,7 @@ int exit_code_for(int error)
       ? open_held_output(image.held_output_dir, image.held_output_name.c_str(), image.output_fd)
       : image.output_fd;
   ::dup2(output, 1);
-  ::dup2(output, 2);
+  ::dup2(image.error_fd >= 0 ? image.error_fd : output, 2);
   ::umask(image.caller_umask);
   // The supervisor's descriptors go now (among them a queued wait's inotify
   // instance): the go pipe stays until the exec closes it.

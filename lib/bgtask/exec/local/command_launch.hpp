@@ -24,6 +24,9 @@ struct CommandImage
   ExecStrings env;
   std::string cwd;
   int output_fd;
+  // Where the command's stderr goes instead of the output (`run` with
+  // stderr apart), or -1.
+  int error_fd = -1;
   mode_t caller_umask;
   // Where set, the command opens its own locked description of this file of
   // the task directory (output_holders.hpp) instead of using output_fd.

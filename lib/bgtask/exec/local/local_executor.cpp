@@ -198,10 +198,22 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
   if (supervisor == 0) {
     report_read.close();
     notice_read.close();
-    run_supervisor(dir, SupervisorPlan{std::move(request), std::move(lock), std::move(output),
-                                       std::move(report_write), std::move(notice_write),
-                                       caller_umask(), m_reconcile, std::nullopt, std::nullopt,
-                                       std::nullopt, &launch_parked_task});
+    // Before the supervisor puts its own stdio on /dev/null.
+    UniqueFd caller_stderr(
+      request.caller_stderr >= 0 ? ::fcntl(request.caller_stderr, F_DUPFD_CLOEXEC, 3) : -1);
+    SupervisorPlan plan{std::move(request),
+                        std::move(lock),
+                        std::move(output),
+                        std::move(report_write),
+                        std::move(notice_write),
+                        caller_umask(),
+                        m_reconcile,
+                        std::nullopt,
+                        std::nullopt,
+                        std::nullopt,
+                        &launch_parked_task,
+                        std::move(caller_stderr)};
+    run_supervisor(dir, std::move(plan));
   }
   report_write.close();
   notice_write.close();

@@ -72,7 +72,8 @@ void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconc
                       std::nullopt,
                       std::move(task.slot),
                       std::move(task.entry),
-                      &launch_parked_task};
+                      &launch_parked_task,
+                      UniqueFd()};
   const auto& environment = context.value().environment;
   const bool forked = fork_detached([&] {
     adopt_environment(environment);

@@ -135,7 +135,8 @@ void detach(SupervisorRun& run)
   redirect_stdio_to_null();
   auto& plan = run.plan;
   close_descriptors_except({run.dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get(),
-                            plan.start_notice.get(), plan.slot ? plan.slot->fd() : -1});
+                            plan.start_notice.get(), plan.slot ? plan.slot->fd() : -1,
+                            plan.caller_stderr.get()});
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   ::signal(SIGPIPE, SIG_IGN);
   sigset_t handled;

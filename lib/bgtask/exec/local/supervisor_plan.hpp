@@ -34,6 +34,9 @@ struct SupervisorPlan
   std::optional<DirLock> slot;
   std::optional<ParkedEntry> parked;
   ParkedLauncher launch_parked = nullptr; // how its hand-off starts the tasks it admits
+  // LaunchRequest::caller_stderr, inherited from `run`: every attempt's
+  // command gets it as its stderr.
+  UniqueFd caller_stderr;
 };
 
 } // namespace bgtask
