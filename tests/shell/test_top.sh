@@ -107,6 +107,15 @@ PY
   shows "$s" "^$beta +cancelled" || fail "$s: a cancel by the CLI is not shown: $(pane)"
 done
 
+# Each queue's slots in use, and a new slot count once an event of the queue comes.
+bg queue q --slots 3 >/dev/null
+q1=$(bg start --queue q -- sleep 300)
+shows w120 'queues: .*q 1/3' || fail "the queue's slots are not shown: $(pane)"
+bg queue q --slots 5 >/dev/null
+q2=$(bg start --queue q -- sleep 300)
+shows w120 'queues: .*q 2/5' || fail "the new slot count is not shown: $(pane)"
+bg cancel --quiet --grace 100ms "$q1" "$q2"
+
 # Colour: the failed row is red unless NO_COLOR or --color never; bold either way.
 red='\[([0-9;]*;)?31m'
 tmux new-session -d -s colour -x 80 -y 30 "$(printf '%q ' "$BGTASK" --dir "$D" top)"

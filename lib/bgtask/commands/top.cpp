@@ -88,7 +88,7 @@ public:
     }
     if (const LoadedRecord loaded = load_record(m_dir, event.task);
         loaded.status == LoadStatus::ok) {
-      note(loaded.record);
+      note(loaded.record, true);
     }
   }
 
@@ -119,12 +119,18 @@ public:
   bool quit() const { return m_quit; }
 
 private:
-  void note(const TaskRecord& record)
+  // Takes the task's record, and its queue's slot count when it is not
+  // known yet or `refresh` asks (an event of the queue: `bgtask queue Q
+  // --slots N` writes no event of its own).
+  void note(const TaskRecord& record, bool refresh = false)
   {
     m_model.update(record);
-    if (record.queue && !m_model.knows_queue(*record.queue)) {
-      m_model.set_slots(escape_table_cell(*record.queue),
-                        slots_of(load_queue_settings(m_dir, *record.queue)));
+    if (!record.queue) {
+      return;
+    }
+    const std::string queue = escape_table_cell(*record.queue);
+    if (refresh || !m_model.knows_queue(queue)) {
+      m_model.set_slots(queue, slots_of(load_queue_settings(m_dir, *record.queue)));
     }
   }
 
