@@ -56,12 +56,18 @@ struct Wrapped
 };
 
 // Runs `argv` under the batch script's last lines in a temp task
-// directory, as job 41 named bgtask-ID, and reads the outcome file.
-Wrapped run_wrapped(const std::vector<std::string>& argv, int send_signal = 0)
+// directory, as job 41 named bgtask-ID (run `restart_count` of it, if
+// given, with `earlier_file` left by a run before), and reads the outcome
+// file.
+Wrapped run_wrapped(const std::vector<std::string>& argv, int send_signal = 0,
+                    const char* restart_count = nullptr, const std::string& earlier_file = "")
 {
   const auto dir =
     std::filesystem::temp_directory_path() / ("bgtask-wrapper-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
+  if (!earlier_file.empty()) {
+    std::ofstream(dir / (std::string(k_id) + ".outcome.json")) << earlier_file;
+  }
   const auto script = dir / "job.sh";
   std::ofstream(script) << bgtask::slurm_run_command_lines(argv);
   const pid_t pid = ::fork();
@@ -71,6 +77,11 @@ Wrapped run_wrapped(const std::vector<std::string>& argv, int send_signal = 0)
     ::setenv("SLURM_JOB_ID", "41", 1);
     ::setenv("SLURM_JOB_NAME", (std::string("bgtask-") + k_id).c_str(), 1);
     ::unsetenv("SLURM_ARRAY_TASK_ID");
+    if (restart_count != nullptr) {
+      ::setenv("SLURM_RESTART_COUNT", restart_count, 1);
+    } else {
+      ::unsetenv("SLURM_RESTART_COUNT");
+    }
     ::execl("/bin/sh", "sh", script.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
@@ -148,6 +159,16 @@ TEST(SlurmJobWrapper, TimesAreToTheMillisecondWithTimeHiRes)
     << run.file;
 }
 
+TEST(SlurmJobWrapper, ARestartedRunRemovesTheEarlierRunsFile)
+{
+  // The command fails if the earlier run's file is still there while it runs.
+  const auto run = run_wrapped({"sh", "-c", "test ! -e \"$BGTASK_DIR/$BGTASK_ID.outcome.json\""}, 0,
+                               "1", "{\"from\":\"the first run\"}\n");
+  ASSERT_TRUE(WIFEXITED(run.status));
+  EXPECT_EQ(WEXITSTATUS(run.status), 0) << run.file;
+  EXPECT_NE(run.file.find(R"("restart_count":1,)"), std::string::npos) << run.file;
+}
+
 TEST(SlurmJobWrapper, AMissingCommandExits127)
 {
   const auto run = run_wrapped({"/nonexistent/command"});
@@ -175,6 +196,29 @@ TEST(SlurmOutcomeFile, ASignalOrAReceivedSignalLeavesItToSlurm)
   EXPECT_EQ(
     bgtask::judge_outcome_text(text("0", "null", R"("SIGTERM")"), queued_record(), k_now).verdict,
     OutcomeFileVerdict::signalled);
+}
+
+TEST(SlurmOutcomeFile, AnEarlierRunsFileCountsForNothingOnceTheJobWasRequeued)
+{
+  auto record = queued_record();
+  record.events.push_back(bgtask::TaskEvent{"requeued", k_now, std::string("41 is pending again")});
+  auto of_run = [](const std::string& restarts) {
+    auto t = text("5", "null");
+    t.insert(t.find(R"("exit_code")"), R"("restart_count":)" + restarts + ",");
+    return t;
+  };
+  // No restart_count (an older wrapper) is the first run's, as is 0.
+  EXPECT_EQ(bgtask::judge_outcome_text(text("5", "null"), record, k_now).verdict,
+            OutcomeFileVerdict::absent);
+  EXPECT_EQ(bgtask::judge_outcome_text(of_run("0"), record, k_now).verdict,
+            OutcomeFileVerdict::absent);
+  const auto second = bgtask::judge_outcome_text(of_run("1"), record, k_now);
+  ASSERT_EQ(second.verdict, OutcomeFileVerdict::ended) << second.problem;
+  EXPECT_EQ(second.outcome.exit_code, 5);
+  EXPECT_EQ(bgtask::judge_outcome_text(of_run("0"), queued_record(), k_now).verdict,
+            OutcomeFileVerdict::ended);
+  EXPECT_EQ(bgtask::judge_outcome_text(of_run("-1"), record, k_now).verdict,
+            OutcomeFileVerdict::refused);
 }
 
 TEST(SlurmOutcomeFile, RefusesWhatDoesNotMatchTheTask)

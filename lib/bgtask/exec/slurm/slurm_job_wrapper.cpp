@@ -19,14 +19,20 @@ namespace {
 // is passed on only if it is not pending in the sentinel within about 1 s;
 // one that is pending is taken from the sentinel (its ack) and not passed
 // on, since the command had it from Slurm. The job id is the one the record
-// holds (`ARRAYJOB_INDEX` for an array element). Failing to write the file
-// changes nothing but that.
+// holds (`ARRAYJOB_INDEX` for an array element). A run Slurm restarted
+// (a requeued job: SLURM_RESTART_COUNT above 0) first removes the file of
+// the run before, and every file says which run wrote it. Failing to write
+// the file changes nothing but that.
 constexpr std::string_view k_wrapper = R"PERL(use strict; use POSIX ();
 my @names = grep { ($SIG{$_} // '') ne 'IGNORE' } qw(HUP INT QUIT TERM USR1 USR2 ALRM);
 my %num = map { $_ => POSIX->can("SIG$_")->() } @names;
 my $hires = eval { require Time::HiRes; 1 };
 sub clock { $hires ? Time::HiRes::time() : time }
 my (%got, @queue, $child, $sentinel, $ask, $ack);
+my ($id, $dir) = ($ENV{BGTASK_ID} // '', $ENV{BGTASK_DIR} // '');
+my $restart = ($ENV{SLURM_RESTART_COUNT} // '') =~ /^([0-9]{1,9})$/ ? $1 : 0;
+my $ours = $id =~ /^[0-9a-z]+$/ && $dir ne '';
+unlink "$dir/$id.outcome.json" if $ours && $restart > 0;
 my $old = POSIX::SigSet->new;
 POSIX::sigprocmask(POSIX::SIG_BLOCK(), POSIX::SigSet->new(values(%num), POSIX::SIGCHLD()), $old);
 my $wait = POSIX::SigSet->new(grep { $old->ismember($_) } 1 .. 64);
@@ -93,12 +99,11 @@ sub stamp { my $s = int $_[0];
   POSIX::strftime('%Y-%m-%dT%H:%M:%S', gmtime $s) . sprintf('.%03dZ', ($_[0] - $s) * 1000) }
 sub js { my $v = shift; return 'null' unless defined $v; $v =~ s/([\\"])/\\$1/g;
   $v =~ s/([\x00-\x1f])/sprintf('\\u%04x', ord $1)/ge; "\"$v\"" }
-my ($id, $dir) = ($ENV{BGTASK_ID} // '', $ENV{BGTASK_DIR} // '');
 my $job = defined $ENV{SLURM_ARRAY_TASK_ID} ? "$ENV{SLURM_ARRAY_JOB_ID}_$ENV{SLURM_ARRAY_TASK_ID}"
   : $ENV{SLURM_JOB_ID};
-if ($id =~ /^[0-9a-z]+$/ && $dir ne '') {
+if ($ours) {
   my $text = '{"schema":1,"task":' . js($id) . ',"job_id":' . js($job) . ',"job_name":'
-    . js($ENV{SLURM_JOB_NAME}) . ',"exit_code":' . ($sig ? 'null' : $status >> 8)
+    . js($ENV{SLURM_JOB_NAME}) . ',"restart_count":' . $restart . ',"exit_code":' . ($sig ? 'null' : $status >> 8)
     . ',"signal":' . ($sig ? $sig : 'null') . ',"signals_received":['
     . join(',', map { js("SIG$_") } sort keys %got) . '],"started_at":' . js(stamp($t0))
     . ',"finished_at":' . js(stamp($t1)) . ',"node":' . js($ENV{SLURMD_NODENAME}) . "}\n";

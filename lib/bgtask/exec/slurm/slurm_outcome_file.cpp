@@ -2,8 +2,11 @@
 // (slurm_job_wrapper.cpp) into the shared task directory when the command
 // ends: one JSON object on one line,
 //   {"schema":1,"task":ID,"job_id":"1234"|"1234_7","job_name":NAME,
-//    "exit_code":N|null,"signal":N|null,"signals_received":["SIGTERM",...],
-//    "started_at":TIME,"finished_at":TIME,"node":NAME|null}
+//    "restart_count":N,"exit_code":N|null,"signal":N|null,
+//    "signals_received":["SIGTERM",...],"started_at":TIME,
+//    "finished_at":TIME,"node":NAME|null}
+// (restart_count: Slurm's SLURM_RESTART_COUNT of the run; absent in older
+// files, read as 0)
 // through a temp file and rename. Anyone who can write the task directory
 // could plant one, so the file only counts when the rules of
 // read_outcome_file and judge_outcome_text hold; otherwise the controller
@@ -18,6 +21,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -70,6 +74,14 @@ Result<std::optional<int>> bounded(const boost::json::object& o, std::string_vie
     return Failure{std::string(key) + ": out of range"};
   }
   return value->has_value() ? std::optional<int>(static_cast<int>(**value)) : std::nullopt;
+}
+
+// How often Slurm put the task's job back in the queue, as far as the
+// record saw (its `requeued` events).
+int requeues_seen(const TaskRecord& record)
+{
+  return static_cast<int>(std::count_if(record.events.begin(), record.events.end(),
+                                        [](const TaskEvent& e) { return e.kind == "requeued"; }));
 }
 
 } // namespace
@@ -140,6 +152,13 @@ OutcomeFileReading judge_outcome_text(std::string_view text, const TaskRecord& r
   }
   if (*job_name != recorded_job_name(record)) {
     return refused("names another job name");
+  }
+  const auto restarts = bounded(o, "restart_count", 0, 999999999);
+  if (!restarts) {
+    return refused(restarts.error());
+  }
+  if (restarts->value_or(0) < requeues_seen(record)) {
+    return {}; // a run before the job's last requeue wrote it: as if there were none
   }
   if (exit_code->has_value() == signal->has_value()) {
     return refused("must hold an exit code or a signal");

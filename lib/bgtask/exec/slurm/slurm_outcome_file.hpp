@@ -49,7 +49,10 @@ std::optional<std::string> outcome_file_problem(uid_t uid, mode_t mode, nlink_t 
 // object, schema 1, naming the record's task, job id and job name, an exit
 // code (0-255) or a signal (1-64) but not both, start and end times in
 // order, the end no earlier than the task's creation and no later than
-// `now` plus k_outcome_clock_skew, and the signals the job received. An
+// `now` plus k_outcome_clock_skew, and the signals the job received. A
+// file whose `restart_count` (Slurm's SLURM_RESTART_COUNT of the run that
+// wrote it; 0 if absent) is below the `requeued` events of the record is an
+// earlier run's: `absent`, as if there were none. An
 // exit status with no signal received is `ended` (succeeded for 0, else
 // failed); anything else `signalled`, since only Slurm knows whether a time
 // limit, a cancel or the OOM killer did it.
