@@ -6,6 +6,8 @@
 #   after the last file is printed here and measured by scripts/bench);
 # - a file another user wrote, and a truncated one: refused, and the
 #   task is settled by the controller all the same;
+# - the controller hanging while a waiter waits: the files still end the
+#   wait, which does not wait for its call to the controller;
 # - the controller down while outcome files arrive: records become final
 #   from the files alone, with no Slurm client call (strace).
 # About a minute.
