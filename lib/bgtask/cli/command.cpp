@@ -10,7 +10,7 @@ namespace bgtask {
 TaskDir open_task_dir(const GlobalOptions& global)
 {
   TaskDir dir = TaskDir::open(TaskDir::resolve_path(global.dir));
-  admit_waiting_tasks(dir); // a hand-off lost with a process that died
+  admit_waiting_tasks(dir, AdmitWhen::if_due); // a hand-off lost with a process that died
   return dir;
 }
 
@@ -18,7 +18,7 @@ std::optional<TaskDir> open_existing_task_dir(const GlobalOptions& global)
 {
   auto dir = TaskDir::open_existing(TaskDir::resolve_path(global.dir));
   if (dir) {
-    admit_waiting_tasks(*dir);
+    admit_waiting_tasks(*dir, AdmitWhen::if_due);
   }
   return dir;
 }

@@ -5,11 +5,13 @@
 #include <bgtask/exec/slurm/slurm_executor.hpp>
 #include <bgtask/proc/detached_fork.hpp>
 #include <bgtask/store/atomic_file.hpp>
+#include <bgtask/store/parked_tasks.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <map>
 
 namespace bgtask {
@@ -98,11 +100,16 @@ void request_pause(const TaskDir& dir, const TaskRecord& record, PauseAction act
   request_pause_change(dir, record, action);
 }
 
-void admit_waiting_tasks(const TaskDir& dir)
+void admit_waiting_tasks(const TaskDir& dir, AdmitWhen when)
 {
-  if (is_single_threaded()) { // it forks
-    local_executor().admit(dir);
+  constexpr std::chrono::milliseconds k_look_interval{1000};
+  if (!is_single_threaded()) { // it forks
+    return;
   }
+  if (when == AdmitWhen::if_due && !lost_handoff_look_due(dir, k_look_interval)) {
+    return;
+  }
+  local_executor().admit(dir);
 }
 
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)

@@ -49,12 +49,17 @@ TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record);
 std::vector<TaskRecord> load_unfinished_records(const TaskDir& dir,
                                                 const RecordFilter& keep = nullptr);
 
+// When admit_waiting_tasks looks: now, or only if no invocation looked in
+// the last second (what opening a task directory does, so that a command
+// pays for a look over every waiting task once a second at most).
+enum class AdmitWhen { now, if_due };
+
 // Starts the parked tasks that may start now (a hand-off lost with a
 // process that died): what every invocation does when it opens a task
 // directory. It may fork, so it does nothing in a process that runs
 // threads (`bgtask mcp`'s requests). One failed open when nothing is
 // parked. Never throws.
-void admit_waiting_tasks(const TaskDir& dir);
+void admit_waiting_tasks(const TaskDir& dir, AdmitWhen when = AdmitWhen::now);
 
 // reconcile_record for many records at once, in place: each executor gets
 // its records as one batch, so a remote executor asks its backend once.

@@ -29,6 +29,7 @@ constexpr const char* k_folder = ".parked";
 constexpr std::string_view k_header = "bgtask-launch-context 1\n";
 constexpr char k_queue_mark = '+';
 constexpr std::size_t k_max_context_bytes = 4 * 1024 * 1024;
+constexpr const char* k_look_note = ".looked"; // lost_handoff_look_due
 
 // The folder, created 0700 if `create`; invalid where it is missing or not
 // the directory owner's alone. `created` says whether it was made now.
@@ -218,6 +219,32 @@ std::vector<ParkedEntry> scan_parked_tasks(const TaskDir& dir)
   std::sort(entries.begin(), entries.end(),
             [](const ParkedEntry& a, const ParkedEntry& b) { return a.id < b.id; });
   return entries;
+}
+
+bool lost_handoff_look_due(const TaskDir& dir, std::chrono::milliseconds interval)
+{
+  const UniqueFd folder = open_folder(dir, false);
+  if (!folder) {
+    return true;
+  }
+  struct stat st
+  {
+  };
+  if (::fstatat(folder.get(), k_look_note, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+    const auto noted = std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+        std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+    const auto age = std::chrono::system_clock::now() - noted;
+    if (age >= std::chrono::milliseconds(0) && age < interval) {
+      return false;
+    }
+  }
+  const UniqueFd note =
+    open_at(folder.get(), k_look_note, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (note) {
+    ::futimens(note.get(), nullptr);
+  }
+  return true;
 }
 
 Result<LaunchContext> read_parked_context(const TaskDir& dir, const ParkedEntry& entry)

@@ -2,6 +2,7 @@
 
 #include <bgtask/util/result.hpp>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,11 @@ void park_task_unsynced(const TaskDir& dir, const ParkedEntry& entry, const Laun
 // The parked tasks' files, sorted by ID; empty at once where the folder is
 // missing (one failed open: what every invocation pays when nothing waits).
 std::vector<ParkedEntry> scan_parked_tasks(const TaskDir& dir);
+
+// Whether an invocation's look for lost hand-offs is due: none was noted in
+// the last `interval` (the time of `.parked/.looked`, set now when one is
+// due). True where nothing is parked or the note cannot be kept.
+bool lost_handoff_look_due(const TaskDir& dir, std::chrono::milliseconds interval);
 
 // The launch context of a parked task; a failure says why it is unusable.
 Result<LaunchContext> read_parked_context(const TaskDir& dir, const ParkedEntry& entry);
