@@ -97,7 +97,8 @@ TEST(SupervisorChild, AnExceptionInTheHandOffNeitherUnwindsNorChangesTheOutcome)
                                   .slot = std::nullopt,
                                   .parked = std::nullopt,
                                   .launch_parked = &bgtask::launch_parked_task,
-                                  .caller_stderr = {}};
+                                  .caller_stderr = {},
+                                  .pty = std::nullopt};
       bgtask::run_supervisor(dir, std::move(plan));
     } catch (...) {
       ::_exit(k_unwound);

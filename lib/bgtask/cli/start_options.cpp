@@ -290,6 +290,14 @@ void add_start_options(po::options_description& options)
                                  "(default " +
                                  std::to_string(k_default_grace.count() / 1000) + "s)";
   options.add_options()(
+    "pty",
+    "give the command a pseudo-terminal as stdout and stderr, so that it line-buffers\n"
+    "Programs that buffer a file in blocks (Python, most servers) then print each line at "
+    "once, and `isatty(1)` is true. The supervisor copies what the terminal gets into "
+    "`ID.output`, bounded by --max-output as usual; nothing is added (no \\r before \\n). The "
+    "terminal is 80x24 and nobody's controlling terminal; stdin stays /dev/null. Programs "
+    "may colour their output on a terminal. If the supervisor is killed, the command runs on "
+    "but what it prints is lost. Local executor only.")(
     "timeout", po::value<std::string>(),
     "stop the command after DUR (state timed_out)\n"
     "TERM goes to its process group and every descendant, KILL after the grace period.")(
@@ -346,6 +354,7 @@ StartOptions parse_start_options(const po::variables_map& vm, std::vector<std::s
   using Words = std::vector<std::string>;
   options.after = optional_value<Words>(vm, "after").value_or(Words{});
   options.dedupe = vm.count("dedupe") != 0;
+  options.pty = vm.count("pty") != 0;
   if (auto limit = optional_value<std::string>(vm, "max-running")) {
     options.max_running = value_or_usage(parse_count(*limit, "--max-running"));
   }

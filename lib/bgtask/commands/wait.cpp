@@ -67,7 +67,7 @@ int wait_for(const TaskDir& dir, const std::string& id, const WaitCondition& con
   const auto buffering_hint = [&] {
     if (result.offset == 0 && !is_final(result.record.state)) {
       std::cerr << "bgtask: its output is still empty: the command may buffer what it writes "
-                   "to a file (PYTHONUNBUFFERED=1, stdbuf -oL)\n";
+                   "to a file (PYTHONUNBUFFERED=1, stdbuf -oL, or start it with --pty)\n";
     }
   };
   switch (result.end) {

@@ -188,6 +188,7 @@ json::value options_to_json(const LaunchOptions& options)
   limits["cpu_max"] = optional_number(options.limits.cpu_max);
   o["limits"] = std::move(limits);
   o["stderr_apart"] = options.stderr_apart;
+  o["pty"] = options.pty;
   return v;
 }
 
@@ -467,6 +468,7 @@ LaunchOptions decode_options(const json::object& o)
     options.limits.cpu_max = opt_double(limits, "cpu_max");
   }
   options.stderr_apart = find(o, "stderr_apart") != nullptr && get_bool(o, "stderr_apart");
+  options.pty = find(o, "pty") != nullptr && get_bool(o, "pty");
   return options;
 }
 

@@ -46,6 +46,7 @@ struct StartOptions
   ResourceLimits limits;
   std::optional<std::string> on_exit;
   std::optional<std::string> rerun_of; // `rerun`: the task started again
+  bool pty = false;                    // --pty
   SlurmStartOptions slurm;
 };
 

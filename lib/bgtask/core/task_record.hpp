@@ -164,6 +164,7 @@ struct LaunchOptions
   // `run` with stderr apart from stdout: the command's stderr went to the
   // caller's stderr, not into ID.output (never repeated by `rerun`).
   bool stderr_apart = false;
+  bool pty = false; // --pty: stdout and stderr were a pseudo-terminal
 };
 
 // Whether the task's processes are stopped by `bgtask pause`.

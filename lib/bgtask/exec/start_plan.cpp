@@ -94,6 +94,7 @@ LaunchRequest request_of(const StartOptions& options)
   record.options =
     LaunchOptions{request.max_output, options.slurm.partition, options.slurm.time_limit,
                   options.slurm.args, options.retry,           options.limits};
+  record.options.pty = options.pty;
   return request;
 }
 
@@ -215,6 +216,7 @@ StartOptions options_to_rerun(const TaskRecord& original, std::vector<std::strin
   }
   options.grace = from_seconds(original.grace_s);
   options.max_output = original.options.max_output;
+  options.pty = original.options.pty;
   options.executor = original.executor;
   options.queue = original.queue;
   options.after = original.after;

@@ -184,8 +184,19 @@ int AttemptRunner::run_one()
   // own description of ID.output (output_holders.hpp).
   CommandImage image(m_plan.request, m_dir.path(), m_number, m_plan.output.get(),
                      m_plan.caller_umask);
-  image.held_output_dir = m_dir.fd();
-  image.held_output_name = output_file_name(m_plan.request.record.id);
+  UniqueFd pty_slave;
+  if (m_plan.pty) {
+    // The command writes to its terminal; the supervisor copies from it.
+    pty_slave = m_plan.pty->open_slave();
+    if (!pty_slave) {
+      fail_before_running(std::string("cannot open the pseudo-terminal: ") + std::strerror(errno),
+                          1);
+    }
+    image.output_fd = pty_slave.get();
+  } else {
+    image.held_output_dir = m_dir.fd();
+    image.held_output_name = output_file_name(m_plan.request.record.id);
+  }
   image.start_notice_fd = m_plan.start_notice.get();
   image.error_fd = m_plan.caller_stderr.get();
   std::optional<PendingCommand> command;
@@ -195,6 +206,7 @@ int AttemptRunner::run_one()
     fail_before_running(std::string("cannot start the command: ") + e.what(), 1);
   }
   m_plan.start_notice.close(); // the command's exec closes the last copy
+  pty_slave.close();           // the master hangs up once the command's tree closed it
   if (m_plan.cgroup) {
     std::string error;
     if (!m_plan.cgroup->add_process(command->pid(), error)) {
@@ -216,7 +228,9 @@ int AttemptRunner::run_one()
   // What the CLI left behind goes once the command has run a moment.
   AttemptWatch watch(
     m_dir, m_plan, command->pid(), m_signal_fd, m_capture,
-    [output = m_plan.output.get()] { return output_held_elsewhere(output); },
+    [output = m_plan.output.get(), pty = m_plan.pty ? &*m_plan.pty : nullptr] {
+      return pty != nullptr ? pty->held() : output_held_elsewhere(output);
+    },
     m_number == 1 ? AttemptWatch::TrimMemory::soon : AttemptWatch::TrimMemory::no);
   const int status = watch.run();
   if (const auto failure = command->exec_failure(m_plan.request)) {

@@ -165,12 +165,18 @@ std::optional<int> AttemptWatch::wait_for_events(std::optional<Clock::time_point
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now);
     wait_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 3600000));
   }
-  pollfd fds[2] = {{m_signal_fd, POLLIN, 0}, {m_capture ? m_capture->fd() : -1, POLLIN, 0}};
-  if (::poll(fds, 2, wait_ms) <= 0) {
+  PtyOutput* pty = m_plan.pty ? &*m_plan.pty : nullptr;
+  pollfd fds[3] = {{m_signal_fd, POLLIN, 0},
+                   {m_capture ? m_capture->fd() : -1, POLLIN, 0},
+                   {pty != nullptr ? pty->fd() : -1, POLLIN, 0}};
+  if (::poll(fds, 3, wait_ms) <= 0) {
     return std::nullopt;
   }
   if (fds[1].revents != 0) {
     drain_keeper(Clock::now());
+  }
+  if (fds[2].revents != 0) {
+    pty->drain(); // what the command wrote to its terminal, into the output
   }
   return fds[0].revents != 0 ? handle_signals() : std::nullopt;
 }

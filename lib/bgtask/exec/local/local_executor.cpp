@@ -212,7 +212,8 @@ LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequ
                         std::nullopt,
                         std::nullopt,
                         &launch_parked_task,
-                        std::move(caller_stderr)};
+                        std::move(caller_stderr),
+                        std::nullopt};
     run_supervisor(dir, std::move(plan));
   }
   report_write.close();

@@ -73,7 +73,8 @@ void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconc
                       std::move(task.slot),
                       std::move(task.entry),
                       &launch_parked_task,
-                      UniqueFd()};
+                      UniqueFd(),
+                      std::nullopt};
   const auto& environment = context.value().environment;
   const bool forked = fork_detached([&] {
     adopt_environment(environment);

@@ -191,6 +191,13 @@ void prepare(SupervisorRun& run)
     refuse_start(run, "cannot set up the supervisor: " + std::string(std::strerror(errno)));
   }
   prepare_output_bound(run);
+  if (record.options.pty) {
+    auto pty = PtyOutput::open(plan.output.get());
+    if (!pty) {
+      refuse_start(run, pty.error());
+    }
+    plan.pty.emplace(std::move(pty).value());
+  }
 }
 
 // Phases 3 to 5: launch and supervise every attempt, then the final record
@@ -235,6 +242,9 @@ void prepare(SupervisorRun& run)
         if (!keeper->write_error().empty()) {
           add_event(r, "output_error", keeper->write_error());
         }
+      }
+      if (plan.pty && !plan.pty->write_error().empty()) {
+        add_event(r, "output_error", plan.pty->write_error());
       }
       attempts.apply_last(r);
       apply_outcome(r, status, stopping, plan.request);

@@ -3,6 +3,7 @@
 #include <bgtask/core/launch_request.hpp>
 #include <bgtask/exec/executor.hpp>
 #include <bgtask/exec/local/admitted_task.hpp>
+#include <bgtask/exec/local/pty_output.hpp>
 #include <bgtask/proc/cgroup.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/parked_tasks.hpp>
@@ -37,6 +38,9 @@ struct SupervisorPlan
   // LaunchRequest::caller_stderr, inherited from `run`: every attempt's
   // command gets it as its stderr.
   UniqueFd caller_stderr;
+  // --pty: the terminal every attempt's command writes to (made by the
+  // supervisor itself).
+  std::optional<PtyOutput> pty;
 };
 
 } // namespace bgtask

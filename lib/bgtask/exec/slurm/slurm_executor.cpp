@@ -144,9 +144,9 @@ void SlurmExecutor::check(const StartOptions& options) const
     throw_usage("a command name starting with '-' cannot be run by the slurm executor");
   }
   if ((options.max_output && *options.max_output) || options.queue || options.on_exit ||
-      options.retry || limits.pids_max || limits.cpu_max) {
-    throw_usage("--max-output, --queue, --on-exit, --retry, --pids-max and --cpu-max need the "
-                "local executor (--memory-max becomes sbatch --mem)");
+      options.retry || limits.pids_max || limits.cpu_max || options.pty) {
+    throw_usage("--max-output, --queue, --on-exit, --retry, --pids-max, --cpu-max and --pty need "
+                "the local executor (--memory-max becomes sbatch --mem)");
   }
 }
 
