@@ -84,3 +84,12 @@ TEST(RenderTable, KeepsRowsInTheGivenOrder)
   const std::vector<TableRow> rows = {{"3"}, {"1"}, {"2"}};
   EXPECT_EQ(render_table({"N"}, rows), "N\n3\n1\n2\n");
 }
+
+TEST(RenderTable, NarrowestWidthKeepsFixedColumnsWholeAndOthersAtTheirHeader)
+{
+  const std::vector<TableRow> rows = {{"cancelled", "sig15", "a-long-name"}};
+  // 9 + 2 + 5 + 2 + 4 (NAME, as wide as its header).
+  EXPECT_EQ(bgtask::narrowest_table_width({"STATE", "EXIT", "NAME"}, rows, 2), 22u);
+  const std::string fitted = render_table({"STATE", "EXIT", "NAME"}, rows, 22, 2);
+  EXPECT_EQ(fitted, "STATE      EXIT   NAME\ncancelled  sig15  a-l…\n");
+}

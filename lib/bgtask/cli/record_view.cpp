@@ -157,6 +157,11 @@ TableRow list_row(const TaskRecord& record, ListColumns columns, Color color)
   return row;
 }
 
+std::string short_list_started(const TaskRecord& record)
+{
+  return record.started_at ? format_short_list_time(*record.started_at, now()) : "-";
+}
+
 std::string list_info(const TaskRecord& record)
 {
   std::string info;

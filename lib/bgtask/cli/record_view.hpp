@@ -24,11 +24,18 @@ enum class ListColumns { normal, wide };
 // the text columns after them are.
 inline constexpr std::size_t k_list_fixed_columns = 5;
 
+// The index of STARTED in a row of `list`.
+inline constexpr std::size_t k_list_started_column = 3;
+
 // The header and rows of `list`; cells are always escaped (escape_table_cell), and with
 // Color::yes the state is coloured.
 TableRow list_header(ListColumns columns = ListColumns::normal);
 TableRow list_row(const TaskRecord& record, ListColumns columns = ListColumns::normal,
                   Color color = Color::no);
+
+// The STARTED cell of `list` when the full one does not fit the terminal:
+// `18:12` today, `12-05` on an earlier day (format_short_list_time), or `-`.
+std::string short_list_started(const TaskRecord& record);
 
 // The INFO cell of `list`, escaped: why a queued task waits (`slot in Q`,
 // `after ID,ID`, Slurm's reason), a running task's progress (`45% linking`)

@@ -52,6 +52,7 @@ struct Shown
 {
   TableRow row;
   std::string info;          // the INFO cell (list_info)
+  std::string short_started; // STARTED for a narrow terminal (short_list_started)
   bool unsupervised = false; // shown as `running*`
   std::string json;
   std::string_view state; // for --summary: a state name or "corrupt"
@@ -193,8 +194,14 @@ void print_shown(std::vector<std::optional<Shown>>& shown, ListFormat format, Li
   if (info) {
     header.insert(header.begin() + k_list_fixed_columns + 1, "INFO");
   }
-  // --wide shows everything; otherwise the widest cells are cut to fit.
+  // --wide shows everything; otherwise the widest cells are cut to fit, and
+  // STARTED gets shorter when even the columns that are not cut do not.
   const auto width = columns == ListColumns::wide ? std::nullopt : stdout_width();
+  if (width && narrowest_table_width(header, rows, k_list_fixed_columns) > *width) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      rows[i][k_list_started_column] = std::move(shown[i]->short_started);
+    }
+  }
   std::cout << render_table(header, rows, width, k_list_fixed_columns);
   if (unsupervised && stdout_is_terminal()) {
     std::cout << "* its supervisor died; the command runs on (cancel works)\n";
@@ -258,6 +265,7 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
       shown.row = ok ? list_row(entry.record, columns, color)
                      : corrupt_list_row(entry.id, entry.reason, columns, color);
       shown.info = ok ? list_info(entry.record) : "-";
+      shown.short_started = ok ? short_list_started(entry.record) : "-";
       shown.unsupervised = ok && !is_final(entry.record.state) && entry.record.unsupervised;
     } else {
       shown.json = json_text(ok ? record_to_json(entry.record)

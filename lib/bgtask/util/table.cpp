@@ -61,6 +61,21 @@ void fit(std::vector<std::size_t>& widths, const std::vector<std::size_t>& minim
 
 } // namespace
 
+std::size_t narrowest_table_width(const TableRow& header, const std::vector<TableRow>& rows,
+                                  std::size_t fixed_columns)
+{
+  std::vector<std::size_t> widths(header.size(), 0);
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    widths[i] = display_width(header[i]);
+    for (const auto& row : rows) {
+      if (i < fixed_columns && i < row.size()) {
+        widths[i] = std::max(widths[i], display_width(row[i]));
+      }
+    }
+  }
+  return line_width(widths);
+}
+
 std::string render_table(const TableRow& header, const std::vector<TableRow>& rows,
                          std::optional<std::size_t> max_width, std::size_t fixed_columns)
 {

@@ -21,4 +21,9 @@ std::string render_table(const TableRow& header, const std::vector<TableRow>& ro
                          std::optional<std::size_t> max_width = std::nullopt,
                          std::size_t fixed_columns = 0);
 
+// The width of the narrowest line render_table can make of these: the first
+// `fixed_columns` columns whole, the others as wide as their header.
+std::size_t narrowest_table_width(const TableRow& header, const std::vector<TableRow>& rows,
+                                  std::size_t fixed_columns);
+
 } // namespace bgtask

@@ -185,6 +185,17 @@ std::string format_list_time(TimePoint time, TimePoint today)
   return format_local_time(time);
 }
 
+std::string format_short_list_time(TimePoint time, TimePoint today)
+{
+  const std::string text = format_list_time(time, today);
+  // `18:12:03` or `2026-12-05 18:12:03`; a time format_local_time could not
+  // convert is shown whole.
+  if (text.size() == 8) {
+    return text.substr(0, 5);
+  }
+  return text.size() == 19 && text[10] == ' ' ? text.substr(5, 5) : text;
+}
+
 std::string format_local_time_with_offset(TimePoint time)
 {
   const auto local = to_local(time);

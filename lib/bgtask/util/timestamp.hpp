@@ -28,6 +28,10 @@ std::string format_local_time(TimePoint time);
 // local day as `today`, else as format_local_time.
 std::string format_list_time(TimePoint time, TimePoint today);
 
+// The same, short, for a narrow terminal: `18:12` on the same local day as
+// `today`, else the local date as `12-05`.
+std::string format_short_list_time(TimePoint time, TimePoint today);
+
 // The same local time with its offset from UTC, for `status`:
 // `2026-11-29 19:12:03 +01:00`.
 std::string format_local_time_with_offset(TimePoint time);
