@@ -1,6 +1,7 @@
 #include <bgtask/exec/local/parked_launch.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/proc/detached_fork.hpp>
+#include <bgtask/proc/fresh_stack.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
@@ -37,6 +38,24 @@ void adopt_environment(const std::vector<std::string>& environment)
   for (const auto& entry : environment) {
     ::putenv(const_cast<char*>(entry.c_str()));
   }
+}
+
+// What the forked supervisor runs with, on the heap: the stack it was
+// forked on is unmapped by the supervisor it forks in turn.
+struct ForkedSupervisor
+{
+  const TaskDir* dir;
+  SupervisorPlan plan;
+  std::vector<std::string> environment; // putenv keeps pointers into it
+};
+
+constexpr std::size_t k_supervisor_stack = std::size_t{8} << 20;
+
+ForkedSupervisor* g_forked = nullptr; // set in the forked process alone
+
+void run_forked_supervisor()
+{
+  run_supervisor(*g_forked->dir, std::move(g_forked->plan));
 }
 
 } // namespace
@@ -77,8 +96,13 @@ void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconc
                       std::nullopt};
   const auto& environment = context.value().environment;
   const bool forked = fork_detached([&] {
-    adopt_environment(environment);
-    run_supervisor(dir, std::move(plan));
+    // The supervisor that hands off forks this one deep in its own stack:
+    // on that stack, a long line of short tasks (each supervisor forked by
+    // the last) overflowed it. It runs on a stack of its own.
+    g_forked = new ForkedSupervisor{&dir, std::move(plan), environment};
+    adopt_environment(g_forked->environment);
+    run_on_fresh_stack(&run_forked_supervisor, k_supervisor_stack);
+    run_forked_supervisor(); // no stack could be mapped: this one, then
   });
   if (!forked) {
     throw_system("cannot fork the supervisor of a queued task", errno);

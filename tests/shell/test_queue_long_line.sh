@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# A long line through one slot: each queued task's supervisor is forked by
+# the supervisor of the task before it, so 1,200 tasks behind one slot make
+# a line of 1,200 generations. Every task runs once and succeeds (none is
+# `lost` to a supervisor that died of an overflowed stack, as each
+# generation once started on top of the last one's frames).
+source "$(dirname "$0")/lib.sh"
+command -v jq >/dev/null || skip "jq is missing"
+
+tasks=1200
+bg queue one --slots 1 >/dev/null
+seq "$tasks" >"$WORK/lines"
+mkdir "$WORK/ran"
+"$BGTASK" --dir "$D" start --queue one --each-line "$WORK/lines" --quiet -- \
+  mkdir "$WORK/ran/{}" || fail "start --each-line failed"
+status=0
+timeout 300 "$BGTASK" --dir "$D" wait --queue one >/dev/null || status=$?
+bg list --json >"$WORK/records"
+summary=$(jq -r '[.[] | .state] | group_by(.) | map("\(length) \(.[0])") | join(", ")' "$WORK/records")
+[ "$status" -eq 0 ] || fail "wait --queue exited $status: $summary"
+left=$(jq '[.[] | select(.state != "succeeded")] | length' "$WORK/records")
+[ "$left" -eq 0 ] || fail "$left of $tasks tasks did not succeed: $summary"
+[ "$(find "$WORK/ran" -mindepth 1 | wc -l)" -eq "$tasks" ] || fail "not every task ran"
+echo "ok: $tasks tasks through one slot"
