@@ -9,6 +9,9 @@ command -v jq >/dev/null || skip "jq is missing"
 
 tasks=1200
 bg queue one --slots 1 >/dev/null
+# Should the test fail with tasks still waiting, none is admitted while
+# its processes are ended (a hand-off storm would fork on for minutes).
+on_exit "rm -rf '$D/.parked'"
 seq "$tasks" >"$WORK/lines"
 mkdir "$WORK/ran"
 "$BGTASK" --dir "$D" start --queue one --each-line "$WORK/lines" --quiet -- \
