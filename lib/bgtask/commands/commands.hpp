@@ -8,6 +8,8 @@ namespace bgtask {
 
 int run_complete(const GlobalOptions& global, const CommandArgs& args);
 
+int run_supervise(const GlobalOptions& global, const CommandArgs& args);
+
 po::options_description cancel_options();
 int run_cancel(const GlobalOptions& global, const CommandArgs& args);
 

@@ -10,7 +10,7 @@ namespace bgtask {
 namespace {
 
 // Each command's options are declared next to its handler (commands/NAME.cpp).
-constexpr std::array<Command, 17> k_commands{{
+constexpr std::array<Command, 18> k_commands{{
   {.name = "__complete",
    .summary = "complete a command line for the shell completion scripts",
    .usage = "WORD...",
@@ -18,6 +18,14 @@ constexpr std::array<Command, 17> k_commands{{
    .options = nullptr,
    .operands = Operands::words,
    .handler = run_complete},
+  {.name = "__supervise",
+   .summary = "supervise a queued task that a hand-off admitted",
+   .usage = "ID LOCK_FD [SLOT_FD SLOT_INDEX]",
+   .help = "Run by bgtask itself: the supervisor of a queued task whose claims (its lock, its\n"
+           "queue slot) it inherits as open descriptors.",
+   .options = nullptr,
+   .operands = Operands::words,
+   .handler = run_supervise},
   {.name = "cancel",
    .summary = "stop running tasks (TERM, then KILL after a grace period)",
    .usage =

@@ -1,5 +1,6 @@
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
+#include <bgtask/exec/local/parked_launch.hpp>
 #include <bgtask/exec/local/pause_control.hpp>
 #include <bgtask/exec/slurm/slurm_dependencies.hpp>
 #include <bgtask/exec/slurm/slurm_executor.hpp>
@@ -110,6 +111,11 @@ void admit_waiting_tasks(const TaskDir& dir, AdmitWhen when)
     return;
   }
   local_executor().admit(dir);
+}
+
+std::string supervise_admitted_task(const TaskDir& dir, const AdmittedHandles& handles)
+{
+  return supervise_admitted_task(dir, handles, &reconcile_record);
 }
 
 TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)

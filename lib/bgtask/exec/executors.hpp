@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/core/task_record.hpp>
+#include <bgtask/exec/admitted_handles.hpp>
 #include <bgtask/exec/executor.hpp>
 #include <bgtask/exec/pause_action.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -60,6 +61,11 @@ enum class AdmitWhen { now, if_due };
 // threads (`bgtask mcp`'s requests). One failed open when nothing is
 // parked. Never throws.
 void admit_waiting_tasks(const TaskDir& dir, AdmitWhen when = AdmitWhen::now);
+
+// `bgtask __supervise`: the supervisor of a parked task a hand-off
+// admitted, in the process it started for it (admitted_handles.hpp).
+// Returns only if it cannot supervise the task, saying why.
+std::string supervise_admitted_task(const TaskDir& dir, const AdmittedHandles& handles);
 
 // reconcile_record for many records at once, in place: each executor gets
 // its records as one batch, so a remote executor asks its backend once.

@@ -32,4 +32,17 @@ int open_missing_standard_streams()
   return 0;
 }
 
+void redirect_standard_streams_to_null()
+{
+  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null_fd >= 0) {
+    ::dup2(null_fd, 0);
+    ::dup2(null_fd, 1);
+    ::dup2(null_fd, 2);
+    if (null_fd > 2) {
+      ::close(null_fd);
+    }
+  }
+}
+
 } // namespace bgtask

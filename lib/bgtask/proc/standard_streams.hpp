@@ -10,4 +10,8 @@ namespace bgtask {
 // of the open that failed (then the caller should not go on).
 int open_missing_standard_streams();
 
+// Points descriptors 0, 1 and 2 at /dev/null (best effort; no allocation,
+// so a forked child may call it before it execs).
+void redirect_standard_streams_to_null();
+
 } // namespace bgtask

@@ -72,6 +72,23 @@ DirLock DirLock::acquire(const TaskDir& dir, const std::string& name)
   return DirLock(std::move(fd));
 }
 
+std::optional<DirLock> DirLock::adopt(const TaskDir& dir, const std::string& name, UniqueFd fd)
+{
+  struct stat ours
+  {
+  };
+  struct stat named
+  {
+  };
+  if (!fd || ::fcntl(fd.get(), F_SETFD, FD_CLOEXEC) != 0 || ::fstat(fd.get(), &ours) != 0 ||
+      ::fstatat(dir.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 ||
+      ours.st_dev != named.st_dev || ours.st_ino != named.st_ino ||
+      lock_file(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    return std::nullopt;
+  }
+  return DirLock(std::move(fd));
+}
+
 void DirLock::unlock()
 {
   if (m_fd) {

@@ -28,6 +28,11 @@ public:
   // Error(failure) if the file cannot be opened.
   static std::optional<DirLock> try_acquire(const TaskDir& dir, const std::string& name);
 
+  // Takes over `fd` (made CLOEXEC again), inherited across an exec from the
+  // process that locked `name` in `dir`: nullopt unless it is that file and
+  // its lock is (or can be) held through it.
+  static std::optional<DirLock> adopt(const TaskDir& dir, const std::string& name, UniqueFd fd);
+
   // The lock file's descriptor (CLOEXEC): a forked child that keeps it
   // keeps the lock.
   int fd() const { return m_fd.get(); }

@@ -115,6 +115,16 @@ bool TaskLock::ownership_held() const
   return fl.l_type != F_UNLCK;
 }
 
+std::optional<TaskLock> TaskLock::adopt_owned(const TaskDir& dir, std::string_view id, UniqueFd fd)
+{
+  TaskLock lock(std::move(fd));
+  if (!lock.m_fd || ::fcntl(lock.m_fd.get(), F_SETFD, FD_CLOEXEC) != 0 ||
+      !lock.is_linked(dir, id) || !lock.try_take_ownership()) {
+    return std::nullopt;
+  }
+  return lock;
+}
+
 bool TaskLock::try_take_ownership()
 {
   return set_lock(m_fd.get(), F_WRLCK, k_ownership_byte) == 0;

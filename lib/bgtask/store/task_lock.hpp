@@ -35,6 +35,10 @@ public:
   // work, nothing that writes does. Throws Error(failure) when it exists but
   // cannot be opened (EIO, EMFILE, ...).
   static std::optional<TaskLock> open_existing(const TaskDir& dir, std::string_view id);
+  // Takes over `fd` (made CLOEXEC again), inherited across an exec from the
+  // process that claimed task `id`: nullopt unless it is `id`'s lock file in
+  // `dir` and its ownership lock is (or can be) held through it.
+  static std::optional<TaskLock> adopt_owned(const TaskDir& dir, std::string_view id, UniqueFd fd);
 
   // True if opened read-only (the task directory is on a read-only mount):
   // the ownership and update locks cannot be taken, and the record cannot

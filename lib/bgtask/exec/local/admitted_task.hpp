@@ -22,8 +22,7 @@ struct AdmittedTask
   TaskRecord record;
   ParkedEntry entry;
   std::optional<DirLock> slot;
-  std::optional<std::string> slot_name; // BGTASK_SLOT, and the record's `slot`
-  std::optional<std::string> slot_env;  // --slot-env: a variable that carries it too
+  std::size_t slot_index = 0; // which of its queue's slots
 };
 
 // Starts the supervisor of an admitted task (launch_parked_task,

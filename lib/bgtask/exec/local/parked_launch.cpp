@@ -1,14 +1,27 @@
+// A parked task's supervisor is forked by whoever admits it, often the
+// supervisor of the task before it, deep in that one's stack and with its
+// heap; forked in place, each generation of a long line of short tasks
+// carried the last one's, until a drain of 10,000 slowed to a crawl in
+// fork() and the stack overflowed. So the fork execs this program afresh,
+// and the new supervisor takes over the claims from inherited descriptors.
+
+#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/parked_launch.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
+#include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/detached_fork.hpp>
-#include <bgtask/proc/fresh_stack.hpp>
+#include <bgtask/proc/standard_streams.hpp>
+#include <bgtask/store/queue_settings.hpp>
+#include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
+#include <unistd.h>
 
 namespace bgtask {
 
@@ -30,32 +43,13 @@ LaunchRequest request_of(TaskRecord record, const LaunchContext& context)
   return request;
 }
 
-// Replaces this process's environment with `environment`, whose strings
-// must outlive it.
-void adopt_environment(const std::vector<std::string>& environment)
+// Lets `fd` survive the exec.
+void keep_across_exec(int fd)
 {
-  ::clearenv();
-  for (const auto& entry : environment) {
-    ::putenv(const_cast<char*>(entry.c_str()));
+  const int flags = ::fcntl(fd, F_GETFD);
+  if (flags >= 0) {
+    ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
   }
-}
-
-// What the forked supervisor runs with, on the heap: the stack it was
-// forked on is unmapped by the supervisor it forks in turn.
-struct ForkedSupervisor
-{
-  const TaskDir* dir;
-  SupervisorPlan plan;
-  std::vector<std::string> environment; // putenv keeps pointers into it
-};
-
-constexpr std::size_t k_supervisor_stack = std::size_t{8} << 20;
-
-ForkedSupervisor* g_forked = nullptr; // set in the forked process alone
-
-void run_forked_supervisor()
-{
-  run_supervisor(*g_forked->dir, std::move(g_forked->plan));
 }
 
 } // namespace
@@ -66,47 +60,99 @@ void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconc
   if (!context) {
     throw Error(ExitCode::failure, context.error());
   }
-  const auto output_name = output_file_name(task.record.id);
-  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
-                           O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!output) {
-    throw_system("cannot open " + dir.file_path(output_name), errno);
+  AdmittedHandles handles;
+  handles.id = task.record.id;
+  handles.lock_fd = task.lock.fd();
+  if (task.slot) {
+    handles.slot_fd = task.slot->fd();
+    handles.slot_index = task.slot_index;
   }
-  const mode_t umask = context.value().umask;
-  LaunchRequest request = request_of(std::move(task.record), context.value());
-  if (task.slot_name) {
-    request.record.slot = task.slot_name;
-    request.env_additions.push_back("BGTASK_SLOT=" + *task.slot_name);
-    if (task.slot_env) {
-      request.env_additions.push_back(*task.slot_env + "=" + *task.slot_name);
-    }
+  std::vector<std::string> args{"bgtask", "--dir", dir.path(), "__supervise"};
+  for (auto& word : supervise_words(handles)) {
+    args.push_back(std::move(word));
   }
-  SupervisorPlan plan{std::move(request),
-                      std::move(task.lock),
-                      std::move(output),
-                      UniqueFd(),
-                      UniqueFd(),
-                      umask,
-                      reconcile,
-                      std::nullopt,
-                      std::move(task.slot),
-                      std::move(task.entry),
-                      &launch_parked_task,
-                      UniqueFd(),
-                      std::nullopt};
-  const auto& environment = context.value().environment;
+  auto argv = to_c_strings(args);
+  auto envp = to_c_strings(context.value().environment);
   const bool forked = fork_detached([&] {
-    // The supervisor that hands off forks this one deep in its own stack:
-    // on that stack, a long line of short tasks (each supervisor forked by
-    // the last) overflowed it. It runs on a stack of its own.
-    g_forked = new ForkedSupervisor{&dir, std::move(plan), environment};
-    adopt_environment(g_forked->environment);
-    run_on_fresh_stack(&run_forked_supervisor, k_supervisor_stack);
-    run_forked_supervisor(); // no stack could be mapped: this one, then
+    // Neither the streams nor the session of the process that admitted it:
+    // a Ctrl-C meant for a `wait` that handed off must not reach it.
+    ::setsid();
+    redirect_standard_streams_to_null();
+    keep_across_exec(handles.lock_fd);
+    if (handles.slot_fd) {
+      keep_across_exec(*handles.slot_fd);
+    }
+    ::execve("/proc/self/exe", argv.data(), envp.data());
+    // No /proc: supervise here, on this process's stack.
+    ::clearenv();
+    for (char* entry : envp) {
+      if (entry != nullptr) {
+        ::putenv(entry);
+      }
+    }
+    try {
+      static_cast<void>(supervise_admitted_task(dir, handles, reconcile));
+    } catch (...) {
+      // never back into the caller's frames: they belong to the parent
+    }
+    ::_exit(1);
   });
   if (!forked) {
     throw_system("cannot fork the supervisor of a queued task", errno);
   }
+}
+
+std::string supervise_admitted_task(const TaskDir& dir, const AdmittedHandles& handles,
+                                    Reconciler reconcile)
+{
+  auto lock = TaskLock::adopt_owned(dir, handles.id, UniqueFd(handles.lock_fd));
+  if (!lock) {
+    return "descriptor " + std::to_string(handles.lock_fd) + " does not own task " + handles.id;
+  }
+  auto loaded = load_record(dir, handles.id);
+  if (loaded.status != LoadStatus::ok || !is_parked(loaded.record)) {
+    return "task " + handles.id + " is not queued";
+  }
+  TaskRecord& record = loaded.record;
+  ParkedEntry entry{record.id, std::nullopt};
+  std::optional<DirLock> slot;
+  if (handles.slot_fd) {
+    if (!record.queue) {
+      return "task " + handles.id + " has no queue";
+    }
+    entry.queue = record.queue;
+    slot = DirLock::adopt(dir, queue_slot_file_name(*record.queue, handles.slot_index),
+                          UniqueFd(*handles.slot_fd));
+    if (!slot) {
+      return "descriptor " + std::to_string(*handles.slot_fd) + " does not hold slot " +
+             std::to_string(handles.slot_index) + " of queue " + *record.queue;
+    }
+  }
+  auto context = read_parked_context(dir, entry);
+  if (!context) {
+    return context.error();
+  }
+  const auto output_name = output_file_name(record.id);
+  UniqueFd output(::openat(dir.fd(), output_name.c_str(),
+                           O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!output) {
+    return "cannot open " + dir.file_path(output_name) + ": " + std::strerror(errno);
+  }
+  const mode_t umask = context.value().umask;
+  LaunchRequest request = request_of(std::move(record), context.value());
+  if (slot) {
+    const SlotNaming naming = load_slot_naming(dir, *request.record.queue);
+    const std::string name = slot_name(naming, handles.slot_index);
+    request.record.slot = name;
+    request.env_additions.push_back("BGTASK_SLOT=" + name);
+    if (naming.env) {
+      request.env_additions.push_back(*naming.env + "=" + name);
+    }
+  }
+  run_supervisor(dir,
+                 SupervisorPlan{std::move(request), std::move(*lock), std::move(output), UniqueFd(),
+                                UniqueFd(), umask, reconcile, std::nullopt, std::move(slot),
+                                std::move(entry), &launch_parked_task, UniqueFd(), std::nullopt});
 }
 
 } // namespace bgtask

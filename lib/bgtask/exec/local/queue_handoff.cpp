@@ -226,7 +226,7 @@ private:
       end_parked(m_dir, *lock, current, TaskState::failed, check.reason, nullptr);
     } else if (!current.queue) {
       seam("after_claim");
-      m_launch(m_dir, AdmittedTask{std::move(*lock), std::move(current), entry, {}, {}, {}},
+      m_launch(m_dir, AdmittedTask{std::move(*lock), std::move(current), entry, {}, 0},
                m_reconcile);
       seam("after_fork");
     } else {
@@ -331,7 +331,6 @@ private:
       return;
     }
     write_slot_occupant(slot->fd(), entry.id);
-    const SlotNaming naming = load_slot_naming(m_dir, queue);
     // The slot and the task are held now: no other hand-off can take
     // either, so the queue's lock goes before the launch (a fork) and the
     // hand-offs waiting for it do not wait for that too.
@@ -339,8 +338,7 @@ private:
     admitted_into(queue);
     seam("after_claim");
     m_launch(m_dir,
-             AdmittedTask{std::move(*lock), std::move(current), entry, std::move(slot),
-                          slot_name(naming, index), naming.env},
+             AdmittedTask{std::move(*lock), std::move(current), entry, std::move(slot), index},
              m_reconcile);
     seam("after_fork");
   }

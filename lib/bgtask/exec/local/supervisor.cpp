@@ -21,6 +21,7 @@
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
 #include <bgtask/proc/child_exec.hpp>
+#include <bgtask/proc/standard_streams.hpp>
 #include <bgtask/store/dir_lock.hpp>
 #include <bgtask/store/outcome_reserve.hpp>
 #include <bgtask/store/record_store.hpp>
@@ -44,19 +45,6 @@
 namespace bgtask {
 
 namespace {
-
-void redirect_stdio_to_null()
-{
-  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null_fd >= 0) {
-    ::dup2(null_fd, 0);
-    ::dup2(null_fd, 1);
-    ::dup2(null_fd, 2);
-    if (null_fd > 2) {
-      ::close(null_fd);
-    }
-  }
-}
 
 CgroupLimits cgroup_limits(const ResourceLimits& limits)
 {
@@ -132,7 +120,7 @@ void detach(SupervisorRun& run)
     clear_test_seam(TestSeam::stop_supervisor);
     ::raise(SIGSTOP);
   }
-  redirect_stdio_to_null();
+  redirect_standard_streams_to_null();
   auto& plan = run.plan;
   close_descriptors_except({run.dir.fd(), plan.lock.fd(), plan.output.get(), plan.report.get(),
                             plan.start_notice.get(), plan.slot ? plan.slot->fd() : -1,
