@@ -114,17 +114,18 @@ struct Filter
   }
 };
 
-// An unfinished record, read at position `at` of the IDs.
+// A record to reconcile, read at position `at` of the IDs.
 struct Unfinished
 {
   std::size_t at;
   TaskRecord record;
 };
 
-// Reads the records of `ids` (read_records_in_parallel). Final and corrupt
-// records are shown at once, so a big directory is never held in memory
-// whole: `shown[i]` is set for each one the filter takes. Returns the
-// unfinished records in ID order (their slots in `shown` stay empty).
+// Reads the records of `ids` (read_records_in_parallel). Those that need no
+// reconciling (final, parked) and corrupt ones are shown at once, so a big
+// directory is never held in memory whole: `shown[i]` is set for each one
+// the filter takes. Returns the others in ID order (their slots in `shown`
+// stay empty).
 template <typename Show>
 std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::string>& ids,
                                      const Filter& filter, const Show& show,
@@ -134,7 +135,7 @@ std::vector<Unfinished> read_records(const TaskDir& dir, const std::vector<std::
   std::vector<std::vector<Unfinished>> unfinished(record_reader_count(ids.size()));
   read_records_in_parallel(ids.size(), [&](std::size_t reader, std::size_t i) {
     LoadedRecord entry = load_record(dir, ids[i]);
-    if (entry.status == LoadStatus::ok && !is_final(entry.record.state)) {
+    if (entry.status == LoadStatus::ok && needs_reconciling(entry.record)) {
       unfinished[reader].push_back(Unfinished{i, std::move(entry.record)});
     } else if (entry.status != LoadStatus::missing && filter.accepts(entry)) {
       shown[i] = show(entry);

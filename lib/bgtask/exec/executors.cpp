@@ -1,3 +1,4 @@
+#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/executors.hpp>
 #include <bgtask/exec/local/local_executor.hpp>
 #include <bgtask/exec/local/parked_launch.hpp>
@@ -126,13 +127,18 @@ TaskRecord reconcile_record(const TaskDir& dir, TaskRecord record)
   return std::move(one.front());
 }
 
+bool needs_reconciling(const TaskRecord& record)
+{
+  return !is_final(record.state) && !is_parked(record);
+}
+
 void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records)
 {
   // One directory fsync for every record the batch rewrites, not one each.
   DirSyncBatch dir_sync(dir);
   std::map<std::string, std::vector<std::size_t>> by_executor;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    if (!is_final(records[i].state)) {
+    if (needs_reconciling(records[i])) {
       by_executor[records[i].executor].push_back(i);
     }
   }

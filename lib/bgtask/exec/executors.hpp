@@ -67,6 +67,10 @@ void admit_waiting_tasks(const TaskDir& dir, AdmitWhen when = AdmitWhen::now);
 // Returns only if it cannot supervise the task, saying why.
 std::string supervise_admitted_task(const TaskDir& dir, const AdmittedHandles& handles);
 
+// True for a record that reconciliation may change: unfinished, and not a
+// parked task (queue_admission.hpp), which has no process to lose.
+bool needs_reconciling(const TaskRecord& record);
+
 // reconcile_record for many records at once, in place: each executor gets
 // its records as one batch, so a remote executor asks its backend once.
 void reconcile_records(const TaskDir& dir, std::vector<TaskRecord>& records);

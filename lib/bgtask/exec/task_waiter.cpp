@@ -23,6 +23,9 @@ namespace {
 // How often a wait for a parked task looks for a hand-off that was lost.
 constexpr Milliseconds k_parked_recheck{1000};
 
+// How often a wait over parked tasks re-reads them all (the safety poll's).
+constexpr Milliseconds k_look_all_interval{5000};
+
 TaskRecord load_existing_record(const TaskDir& dir, const std::string& id)
 {
   auto loaded = load_record(dir, id);
@@ -126,10 +129,11 @@ public:
   }
 
   // Brings `records` (empty on the first look, then what the last look
-  // left) up to date, in the order of the IDs, after a wake of `wake`.
-  void look(const TaskDir& dir, std::optional<Wake> wake, std::vector<TaskRecord>& records)
+  // left) up to date, in the order of the IDs; `all`: every unfinished one
+  // may have changed unseen.
+  void look(const TaskDir& dir, bool all, std::vector<TaskRecord>& records)
   {
-    const bool all = !wake || *wake != Wake::changed || m_changes->all || records.empty();
+    all = all || m_changes->all || records.empty();
     std::vector<std::size_t> stale;
     for (std::size_t i = 0; i < m_ids.size(); ++i) {
       if (records.empty() || (!is_final(records[i].state) && (all || must_reread(records[i], i)))) {
@@ -218,10 +222,22 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
   const auto held = hold_for_reading(dir, ids);
   LookedRecords looked(watcher, ids);
   std::optional<Wake> wake;
+  std::optional<Milliseconds> recheck; // an executor's, as of the last look
   std::optional<Clock::time_point> admitted_at;
+  auto looked_at_all = Clock::now();
   WaitResult result;
   for (;;) {
-    looked.look(dir, wake, result.records);
+    // A wake that was no event may hide changes, unless it only ended the
+    // parked tasks' recheck below (their changes are events) and the last
+    // look at all of them is recent (events can be lost: a directory
+    // shared by hosts, no inotify).
+    const bool limit_of_parked =
+      wake == Wake::limit && !recheck && Clock::now() - looked_at_all < k_look_all_interval;
+    const bool look_all = !wake || (*wake != Wake::changed && !limit_of_parked);
+    if (look_all) {
+      looked_at_all = Clock::now();
+    }
+    looked.look(dir, look_all, result.records);
     if (std::any_of(result.records.begin(), result.records.end(), is_parked) &&
         (!admitted_at || Clock::now() - *admitted_at >= k_parked_recheck)) {
       // A hand-off lost with a supervisor that died is made here; looked
@@ -248,7 +264,8 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
         return result;
       }
     }
-    if (const auto recheck = recheck_interval(result.records)) {
+    recheck = recheck_interval(result.records);
+    if (recheck) {
       left = std::min(left.value_or(*recheck), *recheck);
     }
     if (std::any_of(result.records.begin(), result.records.end(), is_parked)) {

@@ -1,3 +1,4 @@
+#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/interrupts.hpp>
 #include <bgtask/proc/process_info.hpp>
@@ -121,8 +122,8 @@ bool TaskWatcher::watch_task(const TaskRecord& task)
     m_processes.push_back(std::move(fd));
     return true;
   }
-  if (is_final(task.state)) {
-    return true;
+  if (is_final(task.state) || is_parked(task)) {
+    return true; // a parked task's only change is its record's: an event
   }
   // An unfinished task whose process is already gone as the watch starts
   // (it died between the caller's reconciliation and here) has nothing to

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# What waiting tasks cost the commands that look at them: a parked task
+# (queued, no process) is read once by `list` and opens no lock file, and
+# `wait` over parked tasks reads each record a bounded number of times
+# while nothing changes, instead of all of them at every wake.
+source "$(dirname "$0")/lib.sh"
+command -v strace >/dev/null || skip "strace is missing"
+
+tasks=200
+bg queue held --slots 0 >/dev/null
+seq "$tasks" | "$BGTASK" --dir "$D" start --queue held --each-line - --quiet -- true ||
+  fail "start --each-line failed"
+
+strace -f -e trace=openat -o "$WORK/list.trace" "$BGTASK" --dir "$D" list >/dev/null
+locks=$(grep -cE '"[0-9a-z]{12}\.lock"' "$WORK/list.trace" || true)
+listed=$(grep -c '\.status\.json"' "$WORK/list.trace" || true)
+[ "$locks" -eq 0 ] || fail "list opened $locks lock files of $tasks parked tasks"
+# (and the lost hand-off look reads the first of the queue's line)
+[ "$listed" -le $((tasks + 2)) ] || fail "list read $listed records of $tasks tasks"
+
+status=0
+strace -f -e trace=openat -o "$WORK/wait.trace" \
+  "$BGTASK" --dir "$D" wait --queue held --timeout 4s >/dev/null 2>&1 || status=$?
+[ "$status" -eq 4 ] || fail "wait --timeout exited $status, not 4"
+records=$(grep -c '\.status\.json"' "$WORK/wait.trace" || true)
+# The selection and the first look read each once; the lost hand-off look
+# once a second reads the first of the queue's line.
+[ "$records" -le $((2 * tasks + 10)) ] ||
+  fail "wait read $records records of $tasks parked tasks in 4 s"
+echo "ok: list read $listed records and no lock; wait read $records"
