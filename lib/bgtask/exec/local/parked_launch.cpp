@@ -7,6 +7,7 @@
 
 #include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/parked_launch.hpp>
+#include <bgtask/exec/local/queue_handoff.hpp>
 #include <bgtask/exec/local/supervisor.hpp>
 #include <bgtask/proc/child_exec.hpp>
 #include <bgtask/proc/detached_fork.hpp>
@@ -56,10 +57,6 @@ void keep_across_exec(int fd)
 
 void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconcile)
 {
-  auto context = read_parked_context(dir, task.entry);
-  if (!context) {
-    throw Error(ExitCode::failure, context.error());
-  }
   AdmittedHandles handles;
   handles.id = task.record.id;
   handles.lock_fd = task.lock.fd();
@@ -72,7 +69,6 @@ void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconc
     args.push_back(std::move(word));
   }
   auto argv = to_c_strings(args);
-  auto envp = to_c_strings(context.value().environment);
   const bool forked = fork_detached([&] {
     // Neither the streams nor the session of the process that admitted it:
     // a Ctrl-C meant for a `wait` that handed off must not reach it.
@@ -82,14 +78,8 @@ void launch_parked_task(const TaskDir& dir, AdmittedTask task, Reconciler reconc
     if (handles.slot_fd) {
       keep_across_exec(*handles.slot_fd);
     }
-    ::execve("/proc/self/exe", argv.data(), envp.data());
+    ::execve("/proc/self/exe", argv.data(), environ);
     // No /proc: supervise here, on this process's stack.
-    ::clearenv();
-    for (char* entry : envp) {
-      if (entry != nullptr) {
-        ::putenv(entry);
-      }
-    }
     try {
       static_cast<void>(supervise_admitted_task(dir, handles, reconcile));
     } catch (...) {
@@ -128,15 +118,29 @@ std::string supervise_admitted_task(const TaskDir& dir, const AdmittedHandles& h
              std::to_string(handles.slot_index) + " of queue " + *record.queue;
     }
   }
+  // The claims are this process's now: a task that cannot start ends, and
+  // the next one gets its slot.
+  const auto cannot_start = [&](const std::string& reason) {
+    fail_admitted_task(
+      dir, AdmittedTask{std::move(*lock), record, entry, std::move(slot), handles.slot_index},
+      reason, reconcile, &launch_parked_task);
+    return reason;
+  };
   auto context = read_parked_context(dir, entry);
   if (!context) {
-    return context.error();
+    return cannot_start(context.error());
+  }
+  // `start`'s environment, for the supervisor and the command; putenv keeps
+  // pointers into `context`, which lives as long as this frame (for ever).
+  ::clearenv();
+  for (auto& variable : context.value().environment) {
+    ::putenv(variable.data());
   }
   const auto output_name = output_file_name(record.id);
   UniqueFd output(::openat(dir.fd(), output_name.c_str(),
                            O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!output) {
-    return "cannot open " + dir.file_path(output_name) + ": " + std::strerror(errno);
+    return cannot_start("cannot open " + dir.file_path(output_name) + ": " + std::strerror(errno));
   }
   const mode_t umask = context.value().umask;
   LaunchRequest request = request_of(std::move(record), context.value());

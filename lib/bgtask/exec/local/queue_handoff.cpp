@@ -379,6 +379,22 @@ void hand_off(const TaskDir& dir, SupervisorPlan& plan)
   admit_parked_tasks(dir, plan.reconcile, plan.launch_parked, HandOffBy::supervisor, freed_queue);
 }
 
+void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string& reason,
+                        Reconciler reconcile, ParkedLauncher launch)
+{
+  try {
+    end_parked(dir, task.lock, task.record, TaskState::failed, reason, nullptr);
+  } catch (const Error&) {
+    // a full disk: the task stays parked, for a later hand-off
+  }
+  std::optional<std::string> freed_queue;
+  if (task.slot) {
+    freed_queue = task.record.queue;
+    task.slot.reset();
+  }
+  admit_parked_tasks(dir, reconcile, launch, HandOffBy::supervisor, freed_queue);
+}
+
 ParkedCancel cancel_parked_task(const TaskDir& dir, const TaskRecord& record, Reconciler reconcile,
                                 ParkedLauncher launch)
 {

@@ -41,6 +41,12 @@ void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher
 // with the plan's reconciler and launcher, filling that slot at most.
 void hand_off(const TaskDir& dir, SupervisorPlan& plan);
 
+// Ends an admitted task whose supervisor cannot be set up: `failed` with
+// `reason`, its file removed from `.parked`, its --on-exit hook; then frees
+// its slot and hands off as its supervisor would have. Never throws.
+void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string& reason,
+                        Reconciler reconcile, ParkedLauncher launch);
+
 // How cancelling a parked task went.
 enum class ParkedCancel {
   ended,   // recorded `cancelled`, durably
