@@ -25,6 +25,7 @@ void finish_record(TaskRecord& record, TaskState state, std::optional<std::strin
     record.duration_s = static_cast<double>(run_time(record).count()) / 1000.0;
   }
   add_event(record, "finished", std::string(to_string(state)));
+  record.events.back().at = *record.finished_at; // one moment, not two reads of the clock
 }
 
 Milliseconds run_time(const TaskRecord& record)
