@@ -4,6 +4,7 @@
 #include <bgtask/core/start_options.hpp>
 #include <bgtask/store/task_lock.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,17 @@ public:
   // does not answer), for the user.
   virtual std::optional<std::string> cancel(const TaskDir& dir, const TaskRecord& record,
                                             Milliseconds grace, CancelAttempt attempt) = 0;
+
+  // The first attempt of `cancel` for each of `records` (all of this
+  // executor), in order, each with `grace_of` its grace. An executor that
+  // can end many tasks at once does (local: queued tasks, with one sync).
+  virtual void cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
+                          const std::function<Milliseconds(const TaskRecord&)>& grace_of)
+  {
+    for (const TaskRecord* record : records) {
+      cancel(dir, *record, grace_of(*record), CancelAttempt::first);
+    }
+  }
 
   // How long a waiter may sleep before reconciling again, for tasks whose
   // changes nothing on this host announces; nullopt if the directory watch

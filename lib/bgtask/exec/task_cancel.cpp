@@ -42,6 +42,25 @@ Milliseconds grace_of(const TaskRecord& record, std::optional<Milliseconds> grac
   return from_seconds(record.grace_s);
 }
 
+// Asks each of `order` to stop through its executor's cancel_all, the
+// executors in the order of their first task.
+void cancel_in_order(const TaskDir& dir, const std::vector<const TaskRecord*>& order,
+                     const std::function<Milliseconds(const TaskRecord&)>& grace_of)
+{
+  std::vector<std::pair<std::string, std::vector<const TaskRecord*>>> by_executor;
+  for (const TaskRecord* record : order) {
+    auto it = std::find_if(by_executor.begin(), by_executor.end(),
+                           [&](const auto& group) { return group.first == record->executor; });
+    if (it == by_executor.end()) {
+      it = by_executor.insert(by_executor.end(), {record->executor, {}});
+    }
+    it->second.push_back(record);
+  }
+  for (const auto& [executor, records] : by_executor) {
+    executor_for(executor).cancel_all(dir, records, grace_of);
+  }
+}
+
 // Asks each unfinished task of `current` to stop, queued tasks first and
 // the newest of them first (a task can only wait `--after` older ones): a
 // task waiting for one that is cancelled would otherwise fail for its
@@ -65,21 +84,22 @@ Milliseconds request_cancels(const TaskDir& dir, const std::vector<TaskRecord>& 
   }
   Milliseconds longest{0};
   for (const TaskRecord* record : order) {
-    const Milliseconds own = grace_of(*record, grace);
-    longest = std::max(longest, own);
-    executor_for(record->executor).cancel(dir, *record, own, CancelAttempt::first);
+    longest = std::max(longest, grace_of(*record, grace));
   }
+  cancel_in_order(dir, order, [grace](const TaskRecord& r) { return grace_of(r, grace); });
   return longest;
 }
 
 // Cancels the unfinished tasks among `records` again with no grace.
 void cancel_without_grace(const TaskDir& dir, const std::vector<TaskRecord>& records)
 {
+  std::vector<const TaskRecord*> unfinished;
   for (const auto& record : records) {
     if (!is_final(record.state)) {
-      executor_for(record.executor).cancel(dir, record, Milliseconds(0), CancelAttempt::first);
+      unfinished.push_back(&record);
     }
   }
+  cancel_in_order(dir, unfinished, [](const TaskRecord&) { return Milliseconds(0); });
 }
 
 } // namespace

@@ -91,11 +91,12 @@ void log_record_change(const TaskDir& dir, const TaskRecord* before, const TaskR
   log_events(dir, events);
 }
 
-void log_new_records(const TaskDir& dir, std::span<const TaskRecord> records)
+void log_record_changes(const TaskDir& dir, std::span<const TaskRecord* const> before,
+                        std::span<const TaskRecord> after)
 {
   std::vector<StreamEvent> events;
-  for (const TaskRecord& record : records) {
-    auto more = events_of_change(nullptr, record);
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    auto more = events_of_change(before[i], after[i]);
     std::move(more.begin(), more.end(), std::back_inserter(events));
   }
   add_output_tails(dir, events);

@@ -18,10 +18,11 @@ class TaskDir;
 // lacks is backfilled (append_missing_final_events).
 void log_record_change(const TaskDir& dir, const TaskRecord* before, const TaskRecord& after);
 
-// The events of many first records (a group start) in one append under
-// one lock and one sync, once the records are durable (errors reported on
-// stderr and swallowed, as log_record_change's).
-void log_new_records(const TaskDir& dir, std::span<const TaskRecord> records);
+// The events of many durable changes (a group start's first records,
+// `before[i]` nullptr then; a batch of cancels) in one append under one
+// lock and one sync (errors reported, swallowed, as log_record_change's).
+void log_record_changes(const TaskDir& dir, std::span<const TaskRecord* const> before,
+                        std::span<const TaskRecord> after);
 
 // Appends `events` as log_record_change does (errors reported, swallowed).
 void log_events(const TaskDir& dir, const std::vector<StreamEvent>& events);

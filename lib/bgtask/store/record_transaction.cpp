@@ -92,67 +92,131 @@ void create_record(const TaskDir& dir, TaskLock& lock, TaskRecord& record)
 
 namespace {
 
-int sync_file_system(const TaskDir& dir)
+// Writes `records` (their update locks held by the caller) with one sync
+// for all: each to a temp, syncfs(2), each rename while its `ID.lock`
+// names it, syncfs again. Bumps each generation. Throws Error(failure)
+// naming the first record that could not be written; the temps left are
+// removed, the records renamed before it may not be durable.
+void save_records_together(const TaskDir& dir, const std::vector<TaskLock*>& locks,
+                           const std::vector<TaskRecord*>& records)
 {
-  return ::syncfs(dir.fd()) == 0 ? 0 : errno;
-}
-
-} // namespace
-
-void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
-{
+  if (records.empty()) {
+    return;
+  }
   std::vector<std::string> temps;
   const auto remove_temps = [&](std::size_t from) {
     for (std::size_t i = from; i < temps.size(); ++i) {
       ::unlinkat(dir.fd(), temps[i].c_str(), 0);
     }
   };
-  // Each task's update lock from its temp until its rename: `cleanup`
-  // removes the temps of tasks whose update lock is free.
-  std::deque<UpdateLockGuard> guards;
-  for (const auto& item : batch) {
-    TaskRecord& record = *item.record;
-    guards.emplace_back(*item.lock);
-    ++record.generation;
-    temps.push_back(temp_file_name(status_file_name(record.id)));
+  for (TaskRecord* record : records) {
+    ++record->generation;
+    temps.push_back(temp_file_name(status_file_name(record->id)));
     UniqueFd fd = open_at(dir.fd(), temps.back().c_str(),
                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    const int err = fd ? write_all(fd.get(), encode_record(record)) : errno;
+    const int err = fd ? write_all(fd.get(), encode_record(*record)) : errno;
     if (err != 0 || ::close(fd.release()) != 0) {
       remove_temps(0);
-      throw_system("cannot write the record of task " + record.id, err != 0 ? err : errno);
+      throw_system("cannot write the record of task " + record->id, err != 0 ? err : errno);
     }
   }
   kill_at_group_start_seam("temps_written");
-  if (const int err = sync_file_system(dir); err != 0) {
+  const auto sync = [&] {
+    if (::syncfs(dir.fd()) != 0) {
+      throw_system(
+        "cannot make the records of " + std::to_string(records.size()) + " tasks durable", errno);
+    }
+  };
+  try {
+    sync();
+  } catch (const Error&) {
     remove_temps(0);
-    throw_system("cannot make the records of " + std::to_string(batch.size()) + " tasks durable",
-                 err);
+    throw;
   }
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (i == batch.size() / 2) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (i == records.size() / 2) {
       kill_at_group_start_seam("half_renamed");
     }
-    TaskLock& lock = *batch[i].lock;
-    const std::string& id = batch[i].record->id;
-    if (!lock.is_linked(dir, id) ||
+    const std::string& id = records[i]->id;
+    if (!locks[i]->is_linked(dir, id) ||
         ::renameat(dir.fd(), temps[i].c_str(), dir.fd(), status_file_name(id).c_str()) != 0) {
       const int err = errno;
       remove_temps(i);
       throw_system("cannot write the record of task " + id, err);
     }
   }
-  guards.clear();
-  if (const int err = sync_file_system(dir); err != 0) {
-    throw_system("cannot make the records of " + std::to_string(batch.size()) + " tasks durable",
-                 err);
-  }
-  std::vector<TaskRecord> records;
-  records.reserve(batch.size());
+  sync();
+}
+
+} // namespace
+
+void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
+{
+  // Each task's update lock from its temp until its rename: `cleanup`
+  // removes the temps of tasks whose update lock is free.
+  std::deque<UpdateLockGuard> guards;
+  std::vector<TaskLock*> locks;
+  std::vector<TaskRecord*> records;
   for (const auto& item : batch) {
-    records.push_back(*item.record);
+    guards.emplace_back(*item.lock);
+    locks.push_back(item.lock);
+    records.push_back(item.record);
   }
-  log_new_records(dir, records);
+  save_records_together(dir, locks, records);
+  guards.clear();
+  std::vector<TaskRecord> created;
+  created.reserve(batch.size());
+  for (const TaskRecord* record : records) {
+    created.push_back(*record);
+  }
+  log_record_changes(dir, std::vector<const TaskRecord*>(created.size(), nullptr), created);
+}
+
+std::vector<RecordUpdate> update_records(const TaskDir& dir, const std::vector<TaskLock*>& locks,
+                                         const std::vector<std::string>& ids,
+                                         const RecordChange& change)
+{
+  std::vector<RecordUpdate> results(ids.size());
+  std::deque<UpdateLockGuard> guards;
+  std::vector<TaskLock*> save_locks;
+  std::vector<TaskRecord*> saved;
+  std::vector<TaskRecord> befores;
+  befores.reserve(ids.size()); // pointers into it are kept below
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    guards.emplace_back(*locks[i]);
+    if (!locks[i]->is_linked(dir, ids[i])) {
+      continue;
+    }
+    auto loaded = load_record(dir, ids[i]);
+    RecordUpdate& result = results[i];
+    if (loaded.status != LoadStatus::ok) {
+      result.status =
+        loaded.status == LoadStatus::corrupt ? UpdateStatus::corrupt : UpdateStatus::gone;
+      result.reason = std::move(loaded.reason);
+      continue;
+    }
+    result.record = std::move(loaded.record);
+    befores.push_back(result.record);
+    if (change(result.record) == Change::keep) {
+      befores.pop_back();
+      result.status = UpdateStatus::kept;
+      continue;
+    }
+    result.status = UpdateStatus::saved; // once saved below, or the whole batch throws
+    save_locks.push_back(locks[i]);
+    saved.push_back(&result.record);
+  }
+  save_records_together(dir, save_locks, saved);
+  std::vector<const TaskRecord*> before_pointers;
+  std::vector<TaskRecord> after;
+  for (std::size_t k = 0; k < saved.size(); ++k) {
+    before_pointers.push_back(&befores[k]);
+    after.push_back(*saved[k]);
+  }
+  // Still under the update locks, as update_record: a backfill
+  // (append_missing_final_events) never comes between a save and its append.
+  log_record_changes(dir, before_pointers, after);
+  return results;
 }
 
 } // namespace bgtask

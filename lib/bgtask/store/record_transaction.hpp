@@ -81,4 +81,11 @@ struct NewRecord
 // not be durable.
 void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch);
 
+// update_record for many tasks (`locks[i]` opened for `ids[i]`) with the
+// syncs of create_records: one for all of them. Returns each task's
+// outcome, in order. Throws as create_records does.
+std::vector<RecordUpdate> update_records(const TaskDir& dir, const std::vector<TaskLock*>& locks,
+                                         const std::vector<std::string>& ids,
+                                         const RecordChange& change);
+
 } // namespace bgtask

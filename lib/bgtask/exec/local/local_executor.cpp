@@ -290,28 +290,35 @@ void cancel_orphan(const TaskDir& dir, const TaskRecord& record, Milliseconds gr
 
 namespace {
 
-// Cancels a parked task; nullopt when that is done (or nothing is left to
-// do), else its record once a hand-off has started it (a claim lasts
-// milliseconds: it is waited for up to k_lock_patience).
-std::optional<TaskRecord> cancel_parked(const TaskDir& dir, const TaskRecord& record,
-                                        Reconciler reconcile)
+// Cancels parked tasks together; one that a hand-off is starting is
+// cancelled once it runs (a claim lasts milliseconds: it is waited for up
+// to k_lock_patience).
+void cancel_parked(const TaskDir& dir, const std::vector<std::string>& ids,
+                   const std::function<Milliseconds(const TaskRecord&)>& grace_of,
+                   Reconciler reconcile)
 {
-  const auto give_up = std::chrono::steady_clock::now() + k_lock_patience;
-  while (cancel_parked_task(dir, record, reconcile, &launch_parked_task) == ParkedCancel::claimed) {
-    ::usleep(5000);
-    auto loaded = load_record(dir, record.id);
-    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
-      return std::nullopt;
-    }
-    if (!is_parked(loaded.record)) {
-      return std::move(loaded.record);
-    }
-    if (std::chrono::steady_clock::now() > give_up) {
-      throw Error(ExitCode::failure,
-                  "cannot cancel task " + record.id + ": its start did not finish");
+  for (const auto& id : cancel_parked_tasks(dir, ids, reconcile, &launch_parked_task)) {
+    const auto give_up = std::chrono::steady_clock::now() + k_lock_patience;
+    for (;;) {
+      ::usleep(5000);
+      auto loaded = load_record(dir, id);
+      if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+        break;
+      }
+      if (!is_parked(loaded.record)) {
+        request_cancel(dir, loaded.record, grace_of(loaded.record));
+        break;
+      }
+      if (cancel_parked_tasks(dir, {id}, reconcile, &launch_parked_task).empty()) {
+        break;
+      }
+      if (std::chrono::steady_clock::now() > give_up) {
+        throw Error(ExitCode::failure, "cannot cancel task " + id +
+                                         ": another process (its start, or another cancel) "
+                                         "held it for more than 5 s");
+      }
     }
   }
-  return std::nullopt;
 }
 
 } // namespace
@@ -321,9 +328,8 @@ std::optional<std::string> LocalExecutor::cancel(const TaskDir& dir, const TaskR
 {
   if (is_parked(record)) {
     if (attempt == CancelAttempt::first) {
-      if (const auto started = cancel_parked(dir, record, m_reconcile); started && started->owner) {
-        request_cancel(dir, *started, grace);
-      }
+      cancel_parked(
+        dir, {record.id}, [grace](const TaskRecord&) { return grace; }, m_reconcile);
     }
     return std::nullopt;
   }
@@ -336,6 +342,25 @@ std::optional<std::string> LocalExecutor::cancel(const TaskDir& dir, const TaskR
     request_cancel(dir, record, grace);
   }
   return std::nullopt;
+}
+
+void LocalExecutor::cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
+                               const std::function<Milliseconds(const TaskRecord&)>& grace_of)
+{
+  std::vector<std::string> parked;
+  for (const TaskRecord* record : records) {
+    if (is_parked(*record)) {
+      parked.push_back(record->id);
+    }
+  }
+  if (!parked.empty()) {
+    cancel_parked(dir, parked, grace_of, m_reconcile);
+  }
+  for (const TaskRecord* record : records) {
+    if (!is_parked(*record)) {
+      cancel(dir, *record, grace_of(*record), CancelAttempt::first);
+    }
+  }
 }
 
 } // namespace bgtask

@@ -37,6 +37,7 @@
 #include <bgtask/util/error.hpp>
 #include <bgtask/util/test_seams.hpp>
 
+#include <algorithm>
 #include <fcntl.h>
 #include <map>
 #include <set>
@@ -47,6 +48,30 @@ namespace bgtask {
 namespace {
 
 constexpr int k_max_passes = 64;
+
+// How many parked tasks a cancel ends with one sync (their ownership locks
+// are held together).
+constexpr std::size_t k_cancel_batch = 256;
+
+// What follows the final record of a parked task (its ownership held by
+// `lock`, one of `batch` if given): its file in `.parked` removed, its
+// --on-exit hook.
+void after_parked_end(const TaskDir& dir, TaskLock& lock, const TaskRecord& ended,
+                      const std::vector<TaskLock>& batch = {})
+{
+  unpark_task(dir, ended.id, ended.queue);
+  if (ended.on_exit) {
+    static_cast<void>(fork_detached([&] {
+      // An inherited copy of another task's lock would hold it while the hook runs.
+      for (const TaskLock& other : batch) {
+        if (&other != &lock) {
+          ::close(other.fd());
+        }
+      }
+      run_exit_hook(dir, lock, ended);
+    }));
+  }
+}
 
 // Ends a parked task that will not run (its ownership held by `lock`):
 // the final record, its file in `.parked` removed, its --on-exit hook.
@@ -65,13 +90,8 @@ void end_parked(const TaskDir& dir, TaskLock& lock, const TaskRecord& record, Ta
     finish_record(r, state, reason);
     return Change::save;
   });
-  if (update.status != UpdateStatus::saved) {
-    return;
-  }
-  unpark_task(dir, record.id, record.queue);
-  const TaskRecord& ended = update.record;
-  if (ended.on_exit) {
-    static_cast<void>(fork_detached([&] { run_exit_hook(dir, lock, ended); }));
+  if (update.status == UpdateStatus::saved) {
+    after_parked_end(dir, lock, update.record);
   }
 }
 
@@ -395,25 +415,50 @@ void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string
   admit_parked_tasks(dir, reconcile, launch, HandOffBy::supervisor, freed_queue);
 }
 
-ParkedCancel cancel_parked_task(const TaskDir& dir, const TaskRecord& record, Reconciler reconcile,
-                                ParkedLauncher launch)
+std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
+                                             const std::vector<std::string>& ids,
+                                             Reconciler reconcile, ParkedLauncher launch)
 {
-  auto lock = TaskLock::open_existing(dir, record.id);
-  if (!lock) {
-    return ParkedCancel::gone;
+  std::vector<std::string> claimed;
+  std::size_t ended = 0;
+  for (std::size_t from = 0; from < ids.size(); from += k_cancel_batch) {
+    std::vector<TaskLock> locks;
+    std::vector<std::string> owned;
+    for (std::size_t i = from; i < std::min(ids.size(), from + k_cancel_batch); ++i) {
+      auto lock = TaskLock::open_existing(dir, ids[i]);
+      if (!lock) {
+        continue; // removed
+      }
+      if (lock->read_only() || !lock->try_take_ownership()) {
+        claimed.push_back(ids[i]);
+        continue;
+      }
+      locks.push_back(std::move(*lock));
+      owned.push_back(ids[i]);
+    }
+    std::vector<TaskLock*> held;
+    for (TaskLock& lock : locks) {
+      held.push_back(&lock);
+    }
+    const auto updates = update_records(dir, held, owned, [](TaskRecord& r) {
+      if (!is_parked(r)) {
+        return Change::keep;
+      }
+      add_event(r, "cancel_requested");
+      finish_record(r, TaskState::cancelled, "cancelled on request while queued");
+      return Change::save;
+    });
+    for (std::size_t k = 0; k < updates.size(); ++k) {
+      if (updates[k].status == UpdateStatus::saved) {
+        after_parked_end(dir, locks[k], updates[k].record, locks);
+        ++ended;
+      }
+    }
   }
-  if (lock->read_only() || !lock->try_take_ownership()) {
-    return ParkedCancel::claimed;
+  if (ended > 0) {
+    admit_parked_tasks(dir, reconcile, launch, HandOffBy::invocation);
   }
-  auto loaded = load_record(dir, record.id);
-  if (loaded.status != LoadStatus::ok || !is_parked(loaded.record)) {
-    return ParkedCancel::gone;
-  }
-  end_parked(dir, *lock, loaded.record, TaskState::cancelled, "cancelled on request while queued",
-             "cancel_requested");
-  lock.reset();
-  admit_parked_tasks(dir, reconcile, launch, HandOffBy::invocation);
-  return ParkedCancel::ended;
+  return claimed;
 }
 
 } // namespace bgtask

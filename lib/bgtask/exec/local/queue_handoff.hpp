@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace bgtask {
 
@@ -47,19 +48,15 @@ void hand_off(const TaskDir& dir, SupervisorPlan& plan);
 void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string& reason,
                         Reconciler reconcile, ParkedLauncher launch);
 
-// How cancelling a parked task went.
-enum class ParkedCancel {
-  ended,   // recorded `cancelled`, durably
-  claimed, // a hand-off is starting it: cancel its supervisor once it runs
-  gone,    // removed, or no longer parked
-};
-
-// Cancels a parked task: a record transaction under its ownership lock,
-// the task's file removed from `.parked`, its --on-exit hook run in a
-// detached process, then a hand-off (tasks waiting on it fail). Throws
-// Error(failure) when the record cannot be written (a full disk): the task
-// stays queued.
-ParkedCancel cancel_parked_task(const TaskDir& dir, const TaskRecord& record, Reconciler reconcile,
-                                ParkedLauncher launch);
+// Cancels the parked tasks among `ids`: their records made `cancelled`
+// under their ownership locks, a few hundred with one sync, their files
+// removed from `.parked`, their --on-exit hooks run in detached processes;
+// then one hand-off (tasks waiting on them fail). Returns the IDs a
+// hand-off is starting meanwhile (cancel their supervisors once they run);
+// tasks gone or no longer parked are passed by. Throws Error(failure) when
+// records cannot be written (a full disk): those tasks stay queued.
+std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
+                                             const std::vector<std::string>& ids,
+                                             Reconciler reconcile, ParkedLauncher launch);
 
 } // namespace bgtask
