@@ -63,6 +63,12 @@ bool selects_by_record(const po::variables_map& vm)
 std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_map& vm,
                                       const std::vector<std::string>& prefixes)
 {
+  return select_tasks_and_records(dir, vm, prefixes).ids;
+}
+
+TaskSelection select_tasks_and_records(const TaskDir& dir, const po::variables_map& vm,
+                                       const std::vector<std::string>& prefixes)
+{
   const auto newest_name = optional_value<std::string>(vm, "name");
   const auto all_named = optional_value<std::string>(vm, "all-named");
   if (newest_name && all_named) {
@@ -76,9 +82,10 @@ std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_ma
   if (prefixes.empty() && !name && !queue) {
     throw_usage("give at least one task ID, --name N, --all-named N or --queue Q");
   }
-  auto ids = resolve_task_ids(dir, prefixes);
+  TaskSelection selection{resolve_task_ids(dir, prefixes), {}};
+  auto& ids = selection.ids;
   if (name || queue) {
-    const auto records = load_records(dir, [&](const TaskRecord& r) {
+    auto records = load_records(dir, [&](const TaskRecord& r) {
       return (name && r.name == *name) || (queue && r.queue == *queue);
     });
     std::vector<TaskRecord> named;
@@ -92,10 +99,11 @@ std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_ma
                          [&](const TaskRecord& n) { return n.id == r.id; });
     };
     std::vector<std::string> matching;
-    for (const auto& record : records) {
+    for (auto& record : records) {
       if (((queue && record.queue == *queue) || is_named(record)) &&
           std::find(ids.begin(), ids.end(), record.id) == ids.end()) {
         matching.push_back(record.id);
+        selection.read.push_back(std::move(record));
       }
     }
     if (matching.empty() && prefixes.empty()) {
@@ -106,7 +114,7 @@ std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_ma
     }
     ids.insert(ids.end(), matching.begin(), matching.end());
   }
-  return ids;
+  return selection;
 }
 
 } // namespace bgtask

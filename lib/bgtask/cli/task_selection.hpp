@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bgtask/cli/command_line.hpp>
+#include <bgtask/core/task_record.hpp>
 
 #include <string>
 #include <vector>
@@ -25,5 +26,15 @@ bool selects_by_record(const po::variables_map& vm);
 // Throws Error(usage) if nothing is selected (an empty queue included).
 std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_map& vm,
                                       const std::vector<std::string>& prefixes);
+
+// select_tasks, with the records read to select by --name, --all-named or
+// --queue (those of the tasks selected; none for IDs given as arguments).
+struct TaskSelection
+{
+  std::vector<std::string> ids;
+  std::vector<TaskRecord> read;
+};
+TaskSelection select_tasks_and_records(const TaskDir& dir, const po::variables_map& vm,
+                                       const std::vector<std::string>& prefixes);
 
 } // namespace bgtask

@@ -8,6 +8,7 @@
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/exec/condition_wait.hpp>
 #include <bgtask/exec/task_waiter.hpp>
+#include <bgtask/exec/task_watcher.hpp>
 #include <bgtask/proc/interrupts.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
@@ -149,10 +150,14 @@ int run_wait(const GlobalOptions& global, const CommandArgs& args)
     catch_interrupts({SIGINT, SIGTERM, SIGHUP});
     return wait_for(dir, resolve_task_id(dir, prefixes.front()), *condition, limit, vm);
   }
-  const auto ids = select_tasks(dir, vm, prefixes);
-
+  // Watching before the selection reads the records: what changes after
+  // those reads is an event, so the wait need not read them again.
+  TaskWatcher watcher(dir, WatchOutput::no);
+  auto selection = select_tasks_and_records(dir, vm, prefixes);
   catch_interrupts({SIGINT, SIGTERM, SIGHUP});
-  const WaitResult result = wait_for_tasks(dir, ids, mode, limit, Interrupts::end_wait);
+  watcher.watch_interrupts();
+  const WaitResult result =
+    wait_for_tasks(watcher, dir, selection.ids, mode, limit, std::move(selection.read));
   if (vm.count("json") != 0) {
     print_json(records_to_json(result.records));
   } else if (vm.count("quiet") == 0) {

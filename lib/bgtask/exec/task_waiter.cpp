@@ -15,6 +15,7 @@
 #include <set>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <unordered_map>
 
 namespace bgtask {
 
@@ -108,10 +109,17 @@ struct SeenChanges
 class LookedRecords
 {
 public:
-  LookedRecords(TaskWatcher& watcher, const std::vector<std::string>& ids)
+  LookedRecords(TaskWatcher& watcher, const std::vector<std::string>& ids,
+                std::vector<TaskRecord> read_since_watch)
     : m_ids(ids),
       m_changes(std::make_shared<SeenChanges>())
   {
+    for (auto& record : read_since_watch) {
+      if (record.state == TaskState::queued || is_final(record.state)) {
+        std::string id = record.id;
+        m_known.emplace(std::move(id), std::move(record));
+      }
+    }
     // The watcher's default filter, which also notes what it saw.
     watcher.filter_events([changes = m_changes](std::string_view name, std::uint32_t mask) {
       if ((mask & IN_Q_OVERFLOW) != 0) {
@@ -145,8 +153,11 @@ public:
     std::vector<TaskRecord> batch;
     batch.reserve(stale.size());
     for (const auto i : stale) {
-      batch.push_back(load_existing_record(dir, m_ids[i]));
+      const auto known = m_known.find(m_ids[i]);
+      batch.push_back(known != m_known.end() ? std::move(known->second)
+                                             : load_existing_record(dir, m_ids[i]));
     }
+    m_known.clear(); // for the first look only
     reconcile_records(dir, batch);
     if (records.empty()) {
       records = std::move(batch);
@@ -166,7 +177,8 @@ private:
   }
 
   const std::vector<std::string>& m_ids;
-  std::shared_ptr<SeenChanges> m_changes; // shared with the watcher's filter
+  std::shared_ptr<SeenChanges> m_changes;              // shared with the watcher's filter
+  std::unordered_map<std::string, TaskRecord> m_known; // what the first look need not read
 };
 
 } // namespace
@@ -214,13 +226,14 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
 
 WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
                           const std::vector<std::string>& ids, WaitMode mode,
-                          std::optional<Milliseconds> limit)
+                          std::optional<Milliseconds> limit,
+                          std::vector<TaskRecord> read_since_watch)
 {
   using Clock = std::chrono::steady_clock;
   const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
   const bool interrupts = watcher.watches_interrupts();
   const auto held = hold_for_reading(dir, ids);
-  LookedRecords looked(watcher, ids);
+  LookedRecords looked(watcher, ids, std::move(read_since_watch));
   std::optional<Wake> wake;
   std::optional<Milliseconds> recheck; // an executor's, as of the last look
   std::optional<Clock::time_point> admitted_at;

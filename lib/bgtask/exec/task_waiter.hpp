@@ -43,10 +43,13 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
 
 // As above, with the caller's watcher (its interrupts as the caller set
 // them): for a series of waits, since every watcher keeps an inotify
-// instance (and the child that holds it) until the process exits.
+// instance until the process exits. `read_since_watch`: records of some of
+// `ids` read after `watcher` began; the first look takes the queued and
+// final ones as they are (what changed since is an event the watcher holds).
 WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
                           const std::vector<std::string>& ids, WaitMode mode,
-                          std::optional<Milliseconds> limit);
+                          std::optional<Milliseconds> limit,
+                          std::vector<TaskRecord> read_since_watch = {});
 
 // Loads and reconciles the record of a resolved ID; throws Error(removed) if
 // it has disappeared, Error(failure) if it is corrupt.
