@@ -114,6 +114,13 @@ void admit_waiting_tasks(const TaskDir& dir, AdmitWhen when)
   local_executor().admit(dir);
 }
 
+void admit_tasks_waited_for(const TaskDir& dir, const std::vector<TaskRecord>& records)
+{
+  if (is_single_threaded()) { // it forks
+    local_executor().admit_for(dir, records);
+  }
+}
+
 std::string supervise_admitted_task(const TaskDir& dir, const AdmittedHandles& handles)
 {
   return supervise_admitted_task(dir, handles, &reconcile_record);

@@ -62,6 +62,12 @@ enum class AdmitWhen { now, if_due };
 // parked. Never throws.
 void admit_waiting_tasks(const TaskDir& dir, AdmitWhen when = AdmitWhen::now);
 
+// admit_waiting_tasks for a waiter on `records`: only if one of its parked
+// tasks waits for --after tasks, or a queue one of them waits in has a
+// free slot (a lost hand-off), so that waiting on a long line does not
+// read all of it every time.
+void admit_tasks_waited_for(const TaskDir& dir, const std::vector<TaskRecord>& records);
+
 // `bgtask __supervise`: the supervisor of a parked task a hand-off
 // admitted, in the process it started for it (admitted_handles.hpp).
 // Returns only if it cannot supervise the task, saying why.

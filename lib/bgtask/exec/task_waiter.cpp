@@ -255,7 +255,7 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
         (!admitted_at || Clock::now() - *admitted_at >= k_parked_recheck)) {
       // A hand-off lost with a supervisor that died is made here; looked
       // for once in a while, not at every change of a draining queue.
-      admit_waiting_tasks(dir);
+      admit_tasks_waited_for(dir, result.records);
       admitted_at = Clock::now();
     }
     const auto finished = std::count_if(result.records.begin(), result.records.end(),

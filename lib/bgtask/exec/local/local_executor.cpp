@@ -25,6 +25,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -160,6 +161,27 @@ LaunchResult LocalExecutor::park(const TaskDir& dir, TaskLock lock, LaunchReques
 void LocalExecutor::admit(const TaskDir& dir)
 {
   admit_parked_tasks(dir, m_reconcile, &launch_parked_task, HandOffBy::invocation);
+}
+
+void LocalExecutor::admit_for(const TaskDir& dir, const std::vector<TaskRecord>& records)
+{
+  std::set<std::string> queues;
+  for (const auto& record : records) {
+    if (!is_parked(record)) {
+      continue;
+    }
+    if (record.waiting_for != WaitingFor::slot || !record.queue) {
+      admit(dir);
+      return;
+    }
+    queues.insert(*record.queue);
+  }
+  for (const auto& queue : queues) {
+    if (queue_has_free_slot(dir, queue, m_reconcile)) {
+      admit(dir);
+      return;
+    }
+  }
 }
 
 LaunchResult LocalExecutor::launch(const TaskDir& dir, TaskLock lock, LaunchRequest request)

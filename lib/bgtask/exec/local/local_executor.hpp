@@ -28,6 +28,10 @@ public:
   // Admits the parked tasks that may start now (admit_parked_tasks).
   void admit(const TaskDir& dir);
 
+  // admit, if one of the parked tasks among `records` waits for --after
+  // tasks or one of their queues has a free slot.
+  void admit_for(const TaskDir& dir, const std::vector<TaskRecord>& records);
+
   // Each record through reconcile_local_record (local_reconcile.hpp).
   void reconcile(const TaskDir& dir, std::vector<TaskRecord>& records) override;
 

@@ -146,6 +146,51 @@ DependencyCheck check_dependencies(const TaskDir& dir, const TaskRecord& record,
   return check;
 }
 
+// Whether the task a slot file names still runs (its supervisor died
+// while the command goes on: the slot stays taken).
+bool still_runs(const TaskDir& dir, Reconciler reconcile, const std::string& id)
+{
+  auto loaded = load_record(dir, id);
+  if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
+    return false;
+  }
+  const TaskRecord current =
+    reconcile != nullptr ? reconcile(dir, std::move(loaded.record)) : loaded.record;
+  return current.state == TaskState::running;
+}
+
+// A slot lock of `queue` that no one holds and whose last task is over;
+// nullopt while the queue's running tasks fill its slots (tasks above
+// the slot count, left by a lowered --slots, count too).
+std::optional<DirLock> free_slot(const TaskDir& dir, Reconciler reconcile, const std::string& queue,
+                                 std::size_t& index)
+{
+  const std::size_t slots = slots_of(load_queue_settings(dir, queue));
+  std::optional<DirLock> first;
+  std::size_t free = 0;
+  std::size_t busy_above = 0;
+  for (std::size_t k = 0; k < k_max_queue_slots; ++k) {
+    const auto name = queue_slot_file_name(queue, k);
+    if (k >= slots && ::faccessat(dir.fd(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+      break;
+    }
+    std::optional<DirLock> lock;
+    try {
+      lock = DirLock::try_acquire(dir, name);
+    } catch (const Error&) {
+      continue; // an unusable slot file: another slot
+    }
+    const bool busy = !lock || still_runs(dir, reconcile, read_slot_occupant(lock->fd()));
+    if (k >= slots) {
+      busy_above += busy ? 1 : 0;
+    } else if (!busy && ++free == 1) {
+      first = std::move(lock);
+      index = k;
+    }
+  }
+  return free > busy_above ? std::move(first) : std::nullopt;
+}
+
 class HandOff
 {
 public:
@@ -291,56 +336,12 @@ private:
     }
   }
 
-  // Whether the task a slot file names still runs (its supervisor died
-  // while the command goes on: the slot stays taken).
-  bool still_runs(const std::string& id) const
-  {
-    auto loaded = load_record(m_dir, id);
-    if (loaded.status != LoadStatus::ok || is_final(loaded.record.state)) {
-      return false;
-    }
-    const TaskRecord current =
-      m_reconcile != nullptr ? m_reconcile(m_dir, std::move(loaded.record)) : loaded.record;
-    return current.state == TaskState::running;
-  }
-
-  // A slot lock of `queue` that no one holds and whose last task is over;
-  // nullopt while the queue's running tasks fill its slots (tasks above
-  // the slot count, left by a lowered --slots, count too).
-  std::optional<DirLock> free_slot(const std::string& queue, std::size_t& index) const
-  {
-    const std::size_t slots = slots_of(load_queue_settings(m_dir, queue));
-    std::optional<DirLock> first;
-    std::size_t free = 0;
-    std::size_t busy_above = 0;
-    for (std::size_t k = 0; k < k_max_queue_slots; ++k) {
-      const auto name = queue_slot_file_name(queue, k);
-      if (k >= slots && ::faccessat(m_dir.fd(), name.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
-        break;
-      }
-      std::optional<DirLock> lock;
-      try {
-        lock = DirLock::try_acquire(m_dir, name);
-      } catch (const Error&) {
-        continue; // an unusable slot file: another slot
-      }
-      const bool busy = !lock || still_runs(read_slot_occupant(lock->fd()));
-      if (k >= slots) {
-        busy_above += busy ? 1 : 0;
-      } else if (!busy && ++free == 1) {
-        first = std::move(lock);
-        index = k;
-      }
-    }
-    return free > busy_above ? std::move(first) : std::nullopt;
-  }
-
   void admit_in_queue(const ParkedEntry& entry, const std::string& queue)
   {
     seam("before_claim");
     DirLock queue_lock = DirLock::acquire(m_dir, queue_lock_file_name(queue));
     std::size_t index = 0;
-    auto slot = free_slot(queue, index);
+    auto slot = free_slot(m_dir, m_reconcile, queue, index);
     if (!slot) {
       m_full.insert(queue);
       return;
@@ -386,6 +387,19 @@ void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher
     HandOff(dir, reconcile, launch, by, freed_queue).run();
   } catch (const std::exception&) {
     // the next hand-off looks again
+  }
+}
+
+bool queue_has_free_slot(const TaskDir& dir, const std::string& queue, Reconciler reconcile)
+{
+  std::size_t index = 0;
+  try {
+    // Slots are tried only under the queue's lock, so that a hand-off never
+    // finds one taken by this look; one that holds it is handing off now.
+    const auto queue_lock = DirLock::try_acquire(dir, queue_lock_file_name(queue));
+    return queue_lock && free_slot(dir, reconcile, queue, index).has_value();
+  } catch (const Error&) {
+    return true; // cannot tell: a hand-off looks
   }
 }
 
@@ -437,6 +451,7 @@ std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
       owned.push_back(ids[i]);
     }
     std::vector<TaskLock*> held;
+    held.reserve(locks.size());
     for (TaskLock& lock : locks) {
       held.push_back(&lock);
     }

@@ -38,6 +38,11 @@ enum class HandOffBy { supervisor, invocation };
 void admit_parked_tasks(const TaskDir& dir, Reconciler reconcile, ParkedLauncher launch,
                         HandOffBy by, const std::optional<std::string>& freed_queue = {});
 
+// Whether `queue` has a slot that a hand-off could give now (true also
+// when that cannot be told); false while another process holds the
+// queue's lock (it is handing off).
+bool queue_has_free_slot(const TaskDir& dir, const std::string& queue, Reconciler reconcile);
+
 // A supervisor's hand-off: releases its slot, then admit_parked_tasks
 // with the plan's reconciler and launcher, filling that slot at most.
 void hand_off(const TaskDir& dir, SupervisorPlan& plan);
