@@ -1,23 +1,8 @@
 #include <bgtask/core/task_id.hpp>
 #include <bgtask/exec/admitted_handles.hpp>
-
-#include <charconv>
+#include <bgtask/util/decimal_count.hpp>
 
 namespace bgtask {
-
-namespace {
-
-template <typename Number> std::optional<Number> parse_number(const std::string& text)
-{
-  Number value{};
-  const auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (err != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-} // namespace
 
 std::vector<std::string> supervise_words(const AdmittedHandles& handles)
 {
@@ -36,14 +21,14 @@ Result<AdmittedHandles> parse_supervise_words(const std::vector<std::string>& wo
   }
   AdmittedHandles handles;
   handles.id = words[0];
-  const auto lock_fd = parse_number<int>(words[1]);
+  const auto lock_fd = parse_decimal<int>(words[1]);
   if (!lock_fd || *lock_fd < 3) {
     return Failure{"not a descriptor: " + words[1]};
   }
   handles.lock_fd = *lock_fd;
   if (words.size() == 4) {
-    const auto slot_fd = parse_number<int>(words[2]);
-    const auto index = parse_number<std::size_t>(words[3]);
+    const auto slot_fd = parse_decimal<int>(words[2]);
+    const auto index = parse_decimal<std::size_t>(words[3]);
     if (!slot_fd || *slot_fd < 3 || *slot_fd == *lock_fd || !index) {
       return Failure{"not a slot descriptor and index: " + words[2] + " " + words[3]};
     }

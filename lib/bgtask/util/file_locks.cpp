@@ -1,9 +1,9 @@
+#include <bgtask/util/decimal_count.hpp>
 #include <bgtask/util/dir_stream.hpp>
 #include <bgtask/util/fd_io.hpp>
 #include <bgtask/util/file_locks.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <dirent.h>
 #include <sstream>
@@ -16,16 +16,6 @@ namespace bgtask {
 namespace {
 
 constexpr std::size_t k_fdinfo_max = 64 * 1024;
-
-std::optional<int> parse_int(std::string_view text)
-{
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
 
 // Parses the `lock:` lines of one fdinfo file into `out`, for descriptor
 // `fd` of `pid` (a line: "lock:\t1: FLOCK ADVISORY WRITE 12 fe:00:34 0 EOF").
@@ -75,7 +65,7 @@ std::vector<int> descriptors_of(int pid)
     return fds;
   }
   while (const dirent* entry = stream.next()) {
-    if (const auto fd = parse_int(entry->d_name)) {
+    if (const auto fd = parse_decimal<int>(entry->d_name)) {
       fds.push_back(*fd);
     }
   }
@@ -127,7 +117,7 @@ std::vector<int> lock_holders(int fd, off_t byte)
   }
   DirStream proc = DirStream::open("/proc");
   while (const dirent* entry = proc ? proc.next() : nullptr) {
-    const auto pid = parse_int(entry->d_name);
+    const auto pid = parse_decimal<int>(entry->d_name);
     if (!pid || *pid == ::getpid()) {
       continue;
     }

@@ -1,4 +1,3 @@
-#include <bgtask/core/queue_admission.hpp>
 #include <bgtask/exec/local/local_reconcile.hpp>
 #include <bgtask/exec/local/stop_tree.hpp>
 #include <bgtask/exec/local/supervisor_records.hpp>
@@ -70,8 +69,8 @@ TaskRecord report_without_lock(const TaskDir& dir, TaskRecord record, Verdict ve
 
 TaskRecord reconcile_local_record(const TaskDir& dir, TaskRecord record)
 {
-  if (is_final(record.state) || is_parked(record)) {
-    return record; // a parked task has no process to judge, and no lock to open
+  if (is_final(record.state)) {
+    return record;
   }
   auto lock = TaskLock::open_existing(dir, record.id);
   const Liveness liveness = judge_liveness(record, lock ? &*lock : nullptr);

@@ -403,14 +403,28 @@ bool queue_has_free_slot(const TaskDir& dir, const std::string& queue, Reconcile
   }
 }
 
-void hand_off(const TaskDir& dir, SupervisorPlan& plan)
+namespace {
+
+// A supervisor's hand-off: releases `slot` (of `queue`) if it holds one,
+// then admits parked tasks, filling that slot at most.
+void release_and_hand_off(const TaskDir& dir, std::optional<DirLock>& slot,
+                          const std::optional<std::string>& queue, Reconciler reconcile,
+                          ParkedLauncher launch)
 {
   std::optional<std::string> freed_queue;
-  if (plan.slot) {
-    freed_queue = plan.request.record.queue;
-    plan.slot.reset();
+  if (slot) {
+    freed_queue = queue;
+    slot.reset();
   }
-  admit_parked_tasks(dir, plan.reconcile, plan.launch_parked, HandOffBy::supervisor, freed_queue);
+  admit_parked_tasks(dir, reconcile, launch, HandOffBy::supervisor, freed_queue);
+}
+
+} // namespace
+
+void hand_off(const TaskDir& dir, SupervisorPlan& plan)
+{
+  release_and_hand_off(dir, plan.slot, plan.request.record.queue, plan.reconcile,
+                       plan.launch_parked);
 }
 
 void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string& reason,
@@ -421,12 +435,7 @@ void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string
   } catch (const Error&) {
     // a full disk: the task stays parked, for a later hand-off
   }
-  std::optional<std::string> freed_queue;
-  if (task.slot) {
-    freed_queue = task.record.queue;
-    task.slot.reset();
-  }
-  admit_parked_tasks(dir, reconcile, launch, HandOffBy::supervisor, freed_queue);
+  release_and_hand_off(dir, task.slot, task.record.queue, reconcile, launch);
 }
 
 std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,

@@ -1,10 +1,10 @@
 #include <bgtask/exec/slurm/slurm_array.hpp>
 #include <bgtask/exec/slurm/slurm_job.hpp>
+#include <bgtask/util/decimal_count.hpp>
 #include <bgtask/util/split.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 namespace bgtask {
 
@@ -61,17 +61,6 @@ std::string value_of(const std::vector<std::pair<std::string, std::string>>& pai
   return value != nullptr ? *value : std::string();
 }
 
-// A number in Slurm's output (non-negative, decimal) that fits; nullopt otherwise.
-std::optional<unsigned> parse_slurm_number(std::string_view text)
-{
-  unsigned value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 bool is_job_id(std::string_view text)
 {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -123,7 +112,7 @@ std::vector<SlurmJobInfo> parse_squeue_jobs(std::string_view text)
     job.job_id = std::string(trim(fields[0]));
     job.state = first_word(fields[1]);
     job.reason = std::string(trim(fields[2]));
-    const auto status = parse_slurm_number(trim(fields[3]));
+    const auto status = parse_decimal<unsigned>(trim(fields[3]));
     if (status) {
       const unsigned signal = *status & 0x7fU;
       job.exit_code =
@@ -201,8 +190,8 @@ std::optional<SlurmJobInfo> parse_jobcomp_line(std::string_view line)
   // ArrayTaskId of 4294967294 means none).
   const auto array_job = value_of(pairs, "ArrayJobId");
   const auto array_task = value_of(pairs, "ArrayTaskId");
-  if (!array_job.empty() && parse_slurm_number(array_job) && parse_slurm_number(array_task) &&
-      array_task != "4294967294") {
+  if (!array_job.empty() && parse_decimal<unsigned>(array_job) &&
+      parse_decimal<unsigned>(array_task) && array_task != "4294967294") {
     job.job_id = array_job + "_" + array_task;
   }
   if (!is_job_id(job.job_id) || job.state.empty()) {

@@ -1,8 +1,8 @@
 #include <bgtask/exec/slurm/slurm_outcome.hpp>
+#include <bgtask/util/decimal_count.hpp>
 #include <bgtask/util/duration.hpp>
 
 #include <array>
-#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -34,14 +34,11 @@ constexpr std::array<std::string_view, 7> k_running_states{
 constexpr std::array<std::string_view, 5> k_failure_states{"NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
                                                            "DEADLINE", "SPECIAL_EXIT"};
 
+// A non-negative decimal int; nullopt otherwise.
 std::optional<int> parse_int(std::string_view text)
 {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
-    return std::nullopt;
-  }
-  return value;
+  const auto value = parse_decimal<int>(text);
+  return value && *value >= 0 ? value : std::nullopt;
 }
 
 std::string signal_text(int sig)
