@@ -6,7 +6,7 @@
 #include <bgtask/util/terminal_escape.hpp>
 
 #include <algorithm>
-#include <iterator>
+#include <unordered_set>
 
 namespace bgtask {
 
@@ -22,24 +22,47 @@ std::string array_job_of(const TaskRecord& record)
   return record.slurm->job_id.substr(0, record.slurm->job_id.find('_'));
 }
 
-// Of `named` (oldest first, all with one name): the newest task, with the
-// other elements of its Slurm array or the other tasks of its fan-out
-// (`group`) when it is one.
-std::vector<TaskRecord> newest_of(std::vector<TaskRecord> named)
+// Of `named` (oldest first, all with one name): the IDs of the newest task,
+// with the other elements of its Slurm array or the other tasks of its
+// fan-out (`group`) when it is one.
+std::unordered_set<std::string> newest_of(const std::vector<const TaskRecord*>& named)
 {
+  std::unordered_set<std::string> ids;
   if (named.empty()) {
-    return named;
+    return ids;
   }
-  if (const auto group = named.back().group) {
-    std::erase_if(named, [&](const TaskRecord& r) { return r.group != group; });
-    return named;
+  const TaskRecord& newest = *named.back();
+  const std::string array_job = array_job_of(newest);
+  for (const TaskRecord* r : named) {
+    const bool with_newest = newest.group        ? r->group == newest.group
+                             : array_job.empty() ? r == &newest
+                                                 : array_job_of(*r) == array_job;
+    if (with_newest) {
+      ids.insert(r->id);
+    }
   }
-  const std::string array_job = array_job_of(named.back());
-  if (array_job.empty()) {
-    return {std::move(named.back())};
+  return ids;
+}
+
+// The IDs of `records` (oldest first) named `name`: every one, or
+// newest_of them.
+std::unordered_set<std::string> ids_named(const std::vector<TaskRecord>& records,
+                                          const std::string& name, bool newest)
+{
+  std::vector<const TaskRecord*> named;
+  for (const auto& record : records) {
+    if (record.name == name) {
+      named.push_back(&record);
+    }
   }
-  std::erase_if(named, [&](const TaskRecord& r) { return array_job_of(r) != array_job; });
-  return named;
+  if (newest) {
+    return newest_of(named);
+  }
+  std::unordered_set<std::string> ids;
+  for (const TaskRecord* record : named) {
+    ids.insert(record->id);
+  }
+  return ids;
 }
 
 } // namespace
@@ -83,37 +106,28 @@ TaskSelection select_tasks_and_records(const TaskDir& dir, const po::variables_m
     throw_usage("give at least one task ID, --name N, --all-named N or --queue Q");
   }
   TaskSelection selection{resolve_task_ids(dir, prefixes), {}};
-  auto& ids = selection.ids;
-  if (name || queue) {
-    auto records = load_records(dir, [&](const TaskRecord& r) {
-      return (name && r.name == *name) || (queue && r.queue == *queue);
-    });
-    std::vector<TaskRecord> named;
-    std::copy_if(records.begin(), records.end(), std::back_inserter(named),
-                 [&](const TaskRecord& r) { return name && r.name == *name; });
-    if (newest_name) {
-      named = newest_of(std::move(named));
-    }
-    const auto is_named = [&](const TaskRecord& r) {
-      return std::any_of(named.begin(), named.end(),
-                         [&](const TaskRecord& n) { return n.id == r.id; });
-    };
-    std::vector<std::string> matching;
-    for (auto& record : records) {
-      if (((queue && record.queue == *queue) || is_named(record)) &&
-          std::find(ids.begin(), ids.end(), record.id) == ids.end()) {
-        matching.push_back(record.id);
-        selection.read.push_back(std::move(record));
-      }
-    }
-    if (matching.empty() && prefixes.empty()) {
-      throw_usage(std::string("no task ") +
-                  (name ? "named '" + escape_for_terminal(*name, KeepNewlines::no) + "'" : "") +
-                  (name && queue ? " or " : "") + (queue ? "in queue " + *queue : "") + " in " +
-                  dir.path());
-    }
-    ids.insert(ids.end(), matching.begin(), matching.end());
+  if (!name && !queue) {
+    return selection;
   }
+  auto records = load_records(dir, [&](const TaskRecord& r) {
+    return (name && r.name == *name) || (queue && r.queue == *queue);
+  });
+  const auto named_ids =
+    name ? ids_named(records, *name, newest_name.has_value()) : std::unordered_set<std::string>{};
+  const std::unordered_set<std::string> given(selection.ids.begin(), selection.ids.end());
+  std::erase_if(records, [&](const TaskRecord& r) {
+    return given.contains(r.id) || !((queue && r.queue == *queue) || named_ids.contains(r.id));
+  });
+  if (records.empty() && prefixes.empty()) {
+    throw_usage(std::string("no task ") +
+                (name ? "named '" + escape_for_terminal(*name, KeepNewlines::no) + "'" : "") +
+                (name && queue ? " or " : "") + (queue ? "in queue " + *queue : "") + " in " +
+                dir.path());
+  }
+  for (const auto& record : records) {
+    selection.ids.push_back(record.id);
+  }
+  selection.read = std::move(records);
   return selection;
 }
 

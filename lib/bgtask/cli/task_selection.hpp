@@ -28,7 +28,8 @@ std::vector<std::string> select_tasks(const TaskDir& dir, const po::variables_ma
                                       const std::vector<std::string>& prefixes);
 
 // select_tasks, with the records read to select by --name, --all-named or
-// --queue (those of the tasks selected; none for IDs given as arguments).
+// --queue (those of the tasks selected, in the order of `ids`; none for IDs
+// given as arguments).
 struct TaskSelection
 {
   std::vector<std::string> ids;

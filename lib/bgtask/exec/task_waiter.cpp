@@ -15,7 +15,6 @@
 #include <set>
 #include <sys/inotify.h>
 #include <sys/resource.h>
-#include <unordered_map>
 
 namespace bgtask {
 
@@ -112,14 +111,12 @@ public:
   LookedRecords(TaskWatcher& watcher, const std::vector<std::string>& ids,
                 std::vector<TaskRecord> read_since_watch)
     : m_ids(ids),
-      m_changes(std::make_shared<SeenChanges>())
+      m_changes(std::make_shared<SeenChanges>()),
+      m_known(std::move(read_since_watch))
   {
-    for (auto& record : read_since_watch) {
-      if (record.state == TaskState::queued || is_final(record.state)) {
-        std::string id = record.id;
-        m_known.emplace(std::move(id), std::move(record));
-      }
-    }
+    std::erase_if(m_known, [](const TaskRecord& r) {
+      return r.state != TaskState::queued && !is_final(r.state);
+    });
     // The watcher's default filter, which also notes what it saw.
     watcher.filter_events([changes = m_changes](std::string_view name, std::uint32_t mask) {
       if ((mask & IN_Q_OVERFLOW) != 0) {
@@ -151,13 +148,20 @@ public:
     m_changes->ids.clear();
     m_changes->all = false;
     std::vector<TaskRecord> batch;
-    batch.reserve(stale.size());
-    for (const auto i : stale) {
-      const auto known = m_known.find(m_ids[i]);
-      batch.push_back(known != m_known.end() ? std::move(known->second)
-                                             : load_existing_record(dir, m_ids[i]));
+    if (stale.size() == m_known.size()) {
+      batch.swap(m_known); // the first look, every task known
+    } else {
+      batch.reserve(stale.size());
+      std::size_t next_known = 0; // m_known is in the order of the IDs
+      for (const auto i : stale) {
+        if (next_known < m_known.size() && m_known[next_known].id == m_ids[i]) {
+          batch.push_back(std::move(m_known[next_known++]));
+        } else {
+          batch.push_back(load_existing_record(dir, m_ids[i]));
+        }
+      }
+      m_known.clear(); // for the first look only
     }
-    m_known.clear(); // for the first look only
     reconcile_records(dir, batch);
     if (records.empty()) {
       records = std::move(batch);
@@ -166,6 +170,22 @@ public:
     for (std::size_t k = 0; k < stale.size(); ++k) {
       records[stale[k]] = std::move(batch[k]);
     }
+  }
+
+  // The IDs whose final record the first look will not take as known.
+  std::vector<std::string> not_known_final() const
+  {
+    std::vector<std::string> ids;
+    std::size_t next_known = 0;
+    for (const auto& id : m_ids) {
+      if (next_known < m_known.size() && m_known[next_known].id == id) {
+        if (is_final(m_known[next_known++].state)) {
+          continue;
+        }
+      }
+      ids.push_back(id);
+    }
+    return ids;
   }
 
 private:
@@ -177,8 +197,8 @@ private:
   }
 
   const std::vector<std::string>& m_ids;
-  std::shared_ptr<SeenChanges> m_changes;              // shared with the watcher's filter
-  std::unordered_map<std::string, TaskRecord> m_known; // what the first look need not read
+  std::shared_ptr<SeenChanges> m_changes; // shared with the watcher's filter
+  std::vector<TaskRecord> m_known;        // what the first look need not read
 };
 
 } // namespace
@@ -232,8 +252,8 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
   using Clock = std::chrono::steady_clock;
   const auto deadline = limit ? std::optional(Clock::now() + *limit) : std::nullopt;
   const bool interrupts = watcher.watches_interrupts();
-  const auto held = hold_for_reading(dir, ids);
   LookedRecords looked(watcher, ids, std::move(read_since_watch));
+  const auto held = hold_for_reading(dir, looked.not_known_final());
   std::optional<Wake> wake;
   std::optional<Milliseconds> recheck; // an executor's, as of the last look
   std::optional<Clock::time_point> admitted_at;

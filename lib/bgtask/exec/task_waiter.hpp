@@ -44,8 +44,9 @@ WaitResult wait_for_tasks(const TaskDir& dir, const std::vector<std::string>& id
 // As above, with the caller's watcher (its interrupts as the caller set
 // them): for a series of waits, since every watcher keeps an inotify
 // instance until the process exits. `read_since_watch`: records of some of
-// `ids` read after `watcher` began; the first look takes the queued and
-// final ones as they are (what changed since is an event the watcher holds).
+// `ids`, in their order, read after `watcher` began; the first look takes
+// the queued and final ones as they are (what changed since is an event the
+// watcher holds), and a task whose final record it holds is not locked.
 WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
                           const std::vector<std::string>& ids, WaitMode mode,
                           std::optional<Milliseconds> limit,

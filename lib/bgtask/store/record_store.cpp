@@ -107,8 +107,10 @@ std::vector<std::string> scan_task_ids(const TaskDir& dir)
 
 std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& keep)
 {
+  const auto ids = scan_task_ids(dir);
   std::vector<TaskRecord> records;
-  for (const auto& id : scan_task_ids(dir)) {
+  records.reserve(ids.size()); // pages only touched as records are kept
+  for (const auto& id : ids) {
     auto loaded = load_record(dir, id);
     if (loaded.status == LoadStatus::ok && (!keep || keep(loaded.record))) {
       records.push_back(std::move(loaded.record));
