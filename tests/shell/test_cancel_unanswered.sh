@@ -41,6 +41,29 @@ bg wait "$id" >/dev/null || rc=$?
 [ "$rc" -eq 125 ] || problem "the continued supervisor's task: wait exited $rc, not 125"
 [ "$(field "$id" .state)" = cancelled ] || problem "the continued supervisor recorded $(field "$id" .state), not cancelled"
 
+# 1b. The same, cancelled together with queued tasks, which `cleanup`
+#     removes while the cancel waits for the stopped supervisor: the final
+#     records the cancel wrote are reported, not that the tasks were removed.
+bg queue held --slots 0 >/dev/null
+mapfile -t held < <(seq 3 | "$BGTASK" --dir "$D" start --queue held --each-line - -- true)
+id=$(bg start --grace 3s -- sleep 100)
+sup=$(field "$id" .owner.pid)
+sups+=("$sup")
+kill -STOP "$sup"
+rc=0
+timeout 60 "$BGTASK" --dir "$D" cancel "$id" "${held[@]}" >"$WORK/out" 2>"$WORK/err" &
+canceller=$!
+sleep 1
+bg cleanup --older-than 0s --quiet || problem "cleanup during the cancel failed"
+wait "$canceller" || rc=$?
+[ "$rc" -eq 76 ] || problem "cancel with queued tasks cleaned up meanwhile exited $rc, not 76: $(cat "$WORK/err")"
+for h in "${held[@]}"; do
+  [ ! -e "$D/$h.status.json" ] || problem "cleanup did not remove $h, which the cancel had ended"
+  grep -Fx "$h cancelled" "$WORK/out" >/dev/null || problem "cancel did not report $h cancelled: $(cat "$WORK/out")"
+done
+kill -CONT "$sup"
+bg wait "$id" >/dev/null 2>&1 || true
+
 if unshare --pid --fork --mount-proc true 2>/dev/null; then
   # 2. cancel from another pid namespace: the request reaches the supervisor
   #    through the record.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# What tasks that already ended cost the commands that select them: `wait`
-# takes the final records its selection read as they are, and holds no
-# reader lock for them (a lock guards a record not yet read).
+# What tasks cost the commands that select them: `wait` takes the final
+# records its selection read as they are, and holds no reader lock for them
+# (a lock guards a record not yet read); `cancel` of queued tasks reads each
+# record once to select it and once under its lock, and what it wrote is
+# not read again.
 source "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip "strace is missing"
 
@@ -20,4 +22,23 @@ locks=$(grep -cE '"[0-9a-z]{12}\.lock"' "$WORK/wait.trace" || true)
 other=$(grep -E '"[0-9a-z]{12}\.lock"' "$WORK/wait.trace" | grep -cv "\"$running\.lock\"" || true)
 [ "$other" -eq 0 ] || fail "wait opened the lock files of $other finished tasks"
 [ "$locks" -ge 1 ] || fail "wait held no lock of the running task"
-echo "ok: wait over $tasks finished tasks and a running one opened $locks lock files, all the running task's"
+
+bg queue c --slots 0 >/dev/null
+seq "$tasks" | "$BGTASK" --dir "$D" start --queue c --each-line - -- true >"$WORK/c.ids" ||
+  fail "start --each-line into queue c failed"
+strace -f -e trace=openat -o "$WORK/cancel.trace" "$BGTASK" --dir "$D" cancel --queue c --quiet ||
+  fail "cancel --queue failed"
+cancelled=$(bg list --queue c --state cancelled --json | jq length)
+[ "$cancelled" -eq "$tasks" ] || fail "$cancelled of $tasks queued tasks were cancelled"
+opened() { grep -oE "\"[0-9a-z]{12}\.$1\"" "$WORK/cancel.trace" | grep -cFf "$WORK/c.ids" || true; }
+reads=$(opened 'status\.json')
+lock_opens=$(opened lock)
+outputs=$(opened output)
+# (and the lost hand-off look, at most once a second, reads the first of the line)
+[ "$reads" -le $((2 * tasks + 2)) ] || fail "cancel read $reads records of $tasks queued tasks"
+[ "$lock_opens" -le $((tasks + 2)) ] || fail "cancel opened $lock_opens lock files of $tasks queued tasks"
+[ "$outputs" -eq 0 ] || fail "cancel opened the output files of $outputs tasks that never ran"
+exited=$(bg events --queue c --type task.exited | jq -s '[.[] | select(.data.output_tail == "")] | length')
+[ "$exited" -eq "$tasks" ] || fail "$exited of $tasks cancelled tasks have a task.exited event with no output"
+
+echo "ok: wait opened $locks lock files, all the running task's; cancel read $reads records of $tasks and no output"

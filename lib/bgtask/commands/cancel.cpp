@@ -16,15 +16,16 @@ namespace bgtask {
 
 namespace {
 
-// Every unfinished task of the directory, oldest first (cancel --all; the
-// cancel reconciles them).
-std::vector<std::string> unfinished_tasks(const TaskDir& dir)
+// Every unfinished task of the directory, oldest first, with its record
+// (cancel --all; the cancel reconciles them).
+TaskSelection unfinished_tasks(const TaskDir& dir)
 {
-  std::vector<std::string> ids;
-  for (auto& record : load_records(dir, [](const TaskRecord& r) { return !is_final(r.state); })) {
-    ids.push_back(std::move(record.id));
+  TaskSelection selection;
+  selection.read = load_records(dir, [](const TaskRecord& r) { return !is_final(r.state); });
+  for (const auto& record : selection.read) {
+    selection.ids.push_back(record.id);
   }
-  return ids;
+  return selection;
 }
 
 } // namespace
@@ -51,8 +52,9 @@ int run_cancel(const GlobalOptions& global, const CommandArgs& args)
   if (all && (!prefixes.empty() || selects_by_record(vm))) {
     throw_usage("bgtask cancel: --all goes without IDs, --name or --queue");
   }
-  const auto ids = all ? unfinished_tasks(dir) : select_tasks(dir, vm, prefixes);
-  const CancelResult result = cancel_tasks(dir, ids, grace);
+  auto selection = all ? unfinished_tasks(dir) : select_tasks_and_records(dir, vm, prefixes);
+  const auto& ids = selection.ids;
+  const CancelResult result = cancel_tasks(dir, ids, grace, nullptr, std::move(selection.read));
   // A task whose supervisor did not answer: what is true of it, and exit 76.
   const auto finish = [&] {
     for (const auto& problem : result.unanswered) {

@@ -79,12 +79,15 @@ public:
   // The first attempt of `cancel` for each of `records` (all of this
   // executor), in order, each with `grace_of` its grace. An executor that
   // can end many tasks at once does (local: queued tasks, with one sync).
-  virtual void cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
-                          const std::function<Milliseconds(const TaskRecord&)>& grace_of)
+  // Returns the final records it wrote, which a waiter need not read.
+  virtual std::vector<TaskRecord>
+  cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
+             const std::function<Milliseconds(const TaskRecord&)>& grace_of)
   {
     for (const TaskRecord* record : records) {
       cancel(dir, *record, grace_of(*record), CancelAttempt::first);
     }
+    return {};
   }
 
   // How long a waiter may sleep before reconciling again, for tasks whose

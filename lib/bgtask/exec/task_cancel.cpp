@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
+#include <unordered_map>
+#include <utility>
 
 namespace bgtask {
 
@@ -43,9 +46,11 @@ Milliseconds grace_of(const TaskRecord& record, std::optional<Milliseconds> grac
 }
 
 // Asks each of `order` to stop through its executor's cancel_all, the
-// executors in the order of their first task.
-void cancel_in_order(const TaskDir& dir, const std::vector<const TaskRecord*>& order,
-                     const std::function<Milliseconds(const TaskRecord&)>& grace_of)
+// executors in the order of their first task. Returns the final records
+// the executors wrote.
+std::vector<TaskRecord>
+cancel_in_order(const TaskDir& dir, const std::vector<const TaskRecord*>& order,
+                const std::function<Milliseconds(const TaskRecord&)>& grace_of)
 {
   std::vector<std::pair<std::string, std::vector<const TaskRecord*>>> by_executor;
   for (const TaskRecord* record : order) {
@@ -56,17 +61,27 @@ void cancel_in_order(const TaskDir& dir, const std::vector<const TaskRecord*>& o
     }
     it->second.push_back(record);
   }
+  std::vector<TaskRecord> ended;
   for (const auto& [executor, records] : by_executor) {
-    executor_for(executor).cancel_all(dir, records, grace_of);
+    auto more = executor_for(executor).cancel_all(dir, records, grace_of);
+    std::move(more.begin(), more.end(), std::back_inserter(ended));
   }
+  return ended;
 }
+
+// What request_cancels asked and did.
+struct CancelRequests
+{
+  Milliseconds longest{0};       // the longest grace asked
+  std::vector<TaskRecord> ended; // the final records the executors wrote
+};
 
 // Asks each unfinished task of `current` to stop, queued tasks first and
 // the newest of them first (a task can only wait `--after` older ones): a
 // task waiting for one that is cancelled would otherwise fail for its
-// dependency before its own cancel came. Returns the longest grace asked.
-Milliseconds request_cancels(const TaskDir& dir, const std::vector<TaskRecord>& current,
-                             std::optional<Milliseconds> grace)
+// dependency before its own cancel came.
+CancelRequests request_cancels(const TaskDir& dir, const std::vector<TaskRecord>& current,
+                               std::optional<Milliseconds> grace)
 {
   std::vector<const TaskRecord*> order;
   for (const auto& record : current) {
@@ -82,12 +97,34 @@ Milliseconds request_cancels(const TaskDir& dir, const std::vector<TaskRecord>& 
       order.push_back(&record);
     }
   }
-  Milliseconds longest{0};
+  CancelRequests requests;
   for (const TaskRecord* record : order) {
-    longest = std::max(longest, grace_of(*record, grace));
+    requests.longest = std::max(requests.longest, grace_of(*record, grace));
   }
-  cancel_in_order(dir, order, [grace](const TaskRecord& r) { return grace_of(r, grace); });
-  return longest;
+  requests.ended =
+    cancel_in_order(dir, order, [grace](const TaskRecord& r) { return grace_of(r, grace); });
+  return requests;
+}
+
+// The final records of `ids` known without reading them: those of
+// `current` (their records, in order) and those a cancel wrote (`ended`).
+std::vector<TaskRecord> final_records_known(const std::vector<std::string>& ids,
+                                            std::vector<TaskRecord> current,
+                                            std::vector<TaskRecord> ended)
+{
+  std::unordered_map<std::string, TaskRecord*> ended_by_id;
+  for (auto& record : ended) {
+    ended_by_id.emplace(record.id, &record);
+  }
+  std::vector<TaskRecord> known;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (is_final(current[i].state)) {
+      known.push_back(std::move(current[i]));
+    } else if (const auto it = ended_by_id.find(ids[i]); it != ended_by_id.end()) {
+      known.push_back(std::move(*it->second));
+    }
+  }
+  return known;
 }
 
 // Cancels the unfinished tasks among `records` again with no grace.
@@ -105,10 +142,12 @@ void cancel_without_grace(const TaskDir& dir, const std::vector<TaskRecord>& rec
 } // namespace
 
 CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& ids,
-                          std::optional<Milliseconds> grace, const std::function<bool()>& hurry)
+                          std::optional<Milliseconds> grace, const std::function<bool()>& hurry,
+                          std::vector<TaskRecord> read)
 {
   bool hurried = false;
-  const auto current = load_current_records(dir, ids);
+  TaskWatcher watcher(dir, WatchOutput::no); // one for every round
+  auto current = load_current_records(dir, ids, std::move(read));
   for (const auto& record : current) {
     refuse_if_elsewhere(record);
   }
@@ -116,8 +155,9 @@ CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& id
   for (const auto& record : current) {
     result.was_final.push_back(is_final(record.state));
   }
-  const Milliseconds longest = request_cancels(dir, current, grace);
-  TaskWatcher watcher(dir, WatchOutput::no); // one for every round
+  auto requests = request_cancels(dir, current, grace);
+  const Milliseconds longest = requests.longest;
+  auto known = final_records_known(ids, std::move(current), std::move(requests.ended));
   const auto started = Clock::now();
   auto next_repeat = started + longest + k_check_interval;
   for (;;) {
@@ -131,11 +171,15 @@ CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& id
     }
     WaitResult waited =
       wait_for_tasks(watcher, dir, ids, WaitMode::all,
-                     std::max(std::chrono::ceil<Milliseconds>(until - at), Milliseconds(1)));
+                     std::max(std::chrono::ceil<Milliseconds>(until - at), Milliseconds(1)),
+                     std::exchange(known, {}));
     if (waited.end != WaitEnd::gave_up) {
       result.records = std::move(waited.records);
       return result;
     }
+    // The next round takes the final ones as they are, with no lock to take.
+    std::copy_if(waited.records.begin(), waited.records.end(), std::back_inserter(known),
+                 [](const TaskRecord& r) { return is_final(r.state); });
     if (hurry && !hurried && hurry()) {
       hurried = true;
       cancel_without_grace(dir, waited.records);

@@ -33,8 +33,10 @@ struct CancelResult
 // not end it.
 // `hurry`, if given, is asked about every 100 ms: once it says yes, the
 // tasks still stopping are cancelled again with no grace (KILL now).
+// `read`: records of some of `ids`, in their order, not read again.
 CancelResult cancel_tasks(const TaskDir& dir, const std::vector<std::string>& ids,
                           std::optional<Milliseconds> grace,
-                          const std::function<bool()>& hurry = nullptr);
+                          const std::function<bool()>& hurry = nullptr,
+                          std::vector<TaskRecord> read = {});
 
 } // namespace bgtask

@@ -147,22 +147,13 @@ public:
     }
     m_changes->ids.clear();
     m_changes->all = false;
-    std::vector<TaskRecord> batch;
-    if (stale.size() == m_known.size()) {
-      batch.swap(m_known); // the first look, every task known
-    } else {
-      batch.reserve(stale.size());
-      std::size_t next_known = 0; // m_known is in the order of the IDs
-      for (const auto i : stale) {
-        if (next_known < m_known.size() && m_known[next_known].id == m_ids[i]) {
-          batch.push_back(std::move(m_known[next_known++]));
-        } else {
-          batch.push_back(load_existing_record(dir, m_ids[i]));
-        }
-      }
-      m_known.clear(); // for the first look only
+    std::vector<std::string> stale_ids;
+    stale_ids.reserve(stale.size());
+    for (const auto i : stale) {
+      stale_ids.push_back(m_ids[i]);
     }
-    reconcile_records(dir, batch);
+    // m_known is for the first look only
+    auto batch = load_current_records(dir, stale_ids, std::exchange(m_known, {}));
     if (records.empty()) {
       records = std::move(batch);
       return;
@@ -209,12 +200,22 @@ TaskRecord load_current_record(const TaskDir& dir, const std::string& id)
 }
 
 std::vector<TaskRecord> load_current_records(const TaskDir& dir,
-                                             const std::vector<std::string>& ids)
+                                             const std::vector<std::string>& ids,
+                                             std::vector<TaskRecord> read)
 {
   std::vector<TaskRecord> records;
-  records.reserve(ids.size());
-  for (const auto& id : ids) {
-    records.push_back(load_existing_record(dir, id));
+  if (read.size() == ids.size()) {
+    records = std::move(read); // every one, in order
+  } else {
+    records.reserve(ids.size());
+    std::size_t next_read = 0;
+    for (const auto& id : ids) {
+      if (next_read < read.size() && read[next_read].id == id) {
+        records.push_back(std::move(read[next_read++]));
+      } else {
+        records.push_back(load_existing_record(dir, id));
+      }
+    }
   }
   reconcile_records(dir, records);
   return records;

@@ -57,9 +57,11 @@ WaitResult wait_for_tasks(TaskWatcher& watcher, const TaskDir& dir,
 TaskRecord load_current_record(const TaskDir& dir, const std::string& id);
 
 // load_current_record for several IDs, reconciled as one batch
-// (reconcile_records), in the order given.
+// (reconcile_records), in the order given. `read`: records of some of
+// `ids`, in their order, taken as they are rather than read again.
 std::vector<TaskRecord> load_current_records(const TaskDir& dir,
-                                             const std::vector<std::string>& ids);
+                                             const std::vector<std::string>& ids,
+                                             std::vector<TaskRecord> read = {});
 
 // The longest a waiter on `records` may sleep before reconciling again
 // (Executor::recheck_interval of their executors); nullopt if the task

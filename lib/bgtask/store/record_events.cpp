@@ -3,13 +3,16 @@
 #include <bgtask/store/output_file.hpp>
 #include <bgtask/store/record_events.hpp>
 #include <bgtask/store/task_dir.hpp>
+#include <bgtask/store/task_files.hpp>
 #include <bgtask/store/task_lock.hpp>
 #include <bgtask/util/agent_text.hpp>
 #include <bgtask/util/error.hpp>
 
 #include <algorithm>
+#include <fcntl.h>
 #include <iostream>
 #include <set>
+#include <sys/stat.h>
 
 namespace bgtask {
 
@@ -25,6 +28,13 @@ thread_local std::vector<StreamEvent> t_waiting;
 // The last lines of the task's output, as text, at most k_tail_bytes.
 std::string output_tail(const TaskDir& dir, const std::string& id)
 {
+  struct stat st
+  {
+  };
+  if (::fstatat(dir.fd(), output_file_name(id).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISREG(st.st_mode) && st.st_size == 0) {
+    return {}; // empty (a task that never ran): nothing to open
+  }
   try {
     const UniqueFd fd = open_output_file(dir, id);
     if (!fd) {

@@ -314,12 +314,13 @@ namespace {
 
 // Cancels parked tasks together; one that a hand-off is starting is
 // cancelled once it runs (a claim lasts milliseconds: it is waited for up
-// to k_lock_patience).
-void cancel_parked(const TaskDir& dir, const std::vector<std::string>& ids,
-                   const std::function<Milliseconds(const TaskRecord&)>& grace_of,
-                   Reconciler reconcile)
+// to k_lock_patience). Returns the final records written together.
+std::vector<TaskRecord>
+cancel_parked(const TaskDir& dir, const std::vector<std::string>& ids,
+              const std::function<Milliseconds(const TaskRecord&)>& grace_of, Reconciler reconcile)
 {
-  for (const auto& id : cancel_parked_tasks(dir, ids, reconcile, &launch_parked_task)) {
+  auto cancelled = cancel_parked_tasks(dir, ids, reconcile, &launch_parked_task);
+  for (const auto& id : cancelled.claimed) {
     const auto give_up = std::chrono::steady_clock::now() + k_lock_patience;
     for (;;) {
       ::usleep(5000);
@@ -331,7 +332,9 @@ void cancel_parked(const TaskDir& dir, const std::vector<std::string>& ids,
         request_cancel(dir, loaded.record, grace_of(loaded.record));
         break;
       }
-      if (cancel_parked_tasks(dir, {id}, reconcile, &launch_parked_task).empty()) {
+      auto again = cancel_parked_tasks(dir, {id}, reconcile, &launch_parked_task);
+      if (again.claimed.empty()) {
+        std::move(again.ended.begin(), again.ended.end(), std::back_inserter(cancelled.ended));
         break;
       }
       if (std::chrono::steady_clock::now() > give_up) {
@@ -341,6 +344,7 @@ void cancel_parked(const TaskDir& dir, const std::vector<std::string>& ids,
       }
     }
   }
+  return std::move(cancelled.ended);
 }
 
 } // namespace
@@ -366,8 +370,9 @@ std::optional<std::string> LocalExecutor::cancel(const TaskDir& dir, const TaskR
   return std::nullopt;
 }
 
-void LocalExecutor::cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
-                               const std::function<Milliseconds(const TaskRecord&)>& grace_of)
+std::vector<TaskRecord>
+LocalExecutor::cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
+                          const std::function<Milliseconds(const TaskRecord&)>& grace_of)
 {
   std::vector<std::string> parked;
   for (const TaskRecord* record : records) {
@@ -375,14 +380,16 @@ void LocalExecutor::cancel_all(const TaskDir& dir, const std::vector<const TaskR
       parked.push_back(record->id);
     }
   }
+  std::vector<TaskRecord> ended;
   if (!parked.empty()) {
-    cancel_parked(dir, parked, grace_of, m_reconcile);
+    ended = cancel_parked(dir, parked, grace_of, m_reconcile);
   }
   for (const TaskRecord* record : records) {
     if (!is_parked(*record)) {
       cancel(dir, *record, grace_of(*record), CancelAttempt::first);
     }
   }
+  return ended;
 }
 
 } // namespace bgtask

@@ -45,9 +45,10 @@ public:
                                     Milliseconds grace, CancelAttempt attempt) override;
 
   // cancel's first attempt for each, the queued tasks among them ended
-  // together (cancel_parked_tasks, queue_handoff.hpp).
-  void cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
-                  const std::function<Milliseconds(const TaskRecord&)>& grace_of) override;
+  // together (cancel_parked_tasks, queue_handoff.hpp); returns their final records.
+  std::vector<TaskRecord>
+  cancel_all(const TaskDir& dir, const std::vector<const TaskRecord*>& records,
+             const std::function<Milliseconds(const TaskRecord&)>& grace_of) override;
 
   // nullopt: the supervisor replaces the record (seen by inotify) and its
   // exit is seen through a pidfd.

@@ -438,12 +438,10 @@ void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string
   release_and_hand_off(dir, task.slot, task.record.queue, reconcile, launch);
 }
 
-std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
-                                             const std::vector<std::string>& ids,
-                                             Reconciler reconcile, ParkedLauncher launch)
+ParkedCancel cancel_parked_tasks(const TaskDir& dir, const std::vector<std::string>& ids,
+                                 Reconciler reconcile, ParkedLauncher launch)
 {
-  std::vector<std::string> claimed;
-  std::size_t ended = 0;
+  ParkedCancel result;
   for (std::size_t from = 0; from < ids.size(); from += k_cancel_batch) {
     std::vector<TaskLock> locks;
     std::vector<std::string> owned;
@@ -453,7 +451,7 @@ std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
         continue; // removed
       }
       if (lock->read_only() || !lock->try_take_ownership()) {
-        claimed.push_back(ids[i]);
+        result.claimed.push_back(ids[i]);
         continue;
       }
       locks.push_back(std::move(*lock));
@@ -464,7 +462,7 @@ std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
     for (TaskLock& lock : locks) {
       held.push_back(&lock);
     }
-    const auto updates = update_records(dir, held, owned, [](TaskRecord& r) {
+    auto updates = update_records(dir, held, owned, [](TaskRecord& r) {
       if (!is_parked(r)) {
         return Change::keep;
       }
@@ -475,14 +473,14 @@ std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
     for (std::size_t k = 0; k < updates.size(); ++k) {
       if (updates[k].status == UpdateStatus::saved) {
         after_parked_end(dir, locks[k], updates[k].record, locks);
-        ++ended;
+        result.ended.push_back(std::move(updates[k].record));
       }
     }
   }
-  if (ended > 0) {
+  if (!result.ended.empty()) {
     admit_parked_tasks(dir, reconcile, launch, HandOffBy::invocation);
   }
-  return claimed;
+  return result;
 }
 
 } // namespace bgtask

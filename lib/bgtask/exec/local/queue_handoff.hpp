@@ -53,15 +53,21 @@ void hand_off(const TaskDir& dir, SupervisorPlan& plan);
 void fail_admitted_task(const TaskDir& dir, AdmittedTask task, const std::string& reason,
                         Reconciler reconcile, ParkedLauncher launch);
 
+// What cancel_parked_tasks did.
+struct ParkedCancel
+{
+  std::vector<TaskRecord> ended;    // the final records written
+  std::vector<std::string> claimed; // IDs a hand-off is starting meanwhile
+};
+
 // Cancels the parked tasks among `ids`: their records made `cancelled`
 // under their ownership locks, a few hundred with one sync, their files
 // removed from `.parked`, their --on-exit hooks run in detached processes;
-// then one hand-off (tasks waiting on them fail). Returns the IDs a
-// hand-off is starting meanwhile (cancel their supervisors once they run);
-// tasks gone or no longer parked are passed by. Throws Error(failure) when
-// records cannot be written (a full disk): those tasks stay queued.
-std::vector<std::string> cancel_parked_tasks(const TaskDir& dir,
-                                             const std::vector<std::string>& ids,
-                                             Reconciler reconcile, ParkedLauncher launch);
+// then one hand-off (tasks waiting on them fail). Claimed tasks are to be
+// cancelled once they run; tasks gone or no longer parked are passed by.
+// Throws Error(failure) when records cannot be written (a full disk):
+// those tasks stay queued.
+ParkedCancel cancel_parked_tasks(const TaskDir& dir, const std::vector<std::string>& ids,
+                                 Reconciler reconcile, ParkedLauncher launch);
 
 } // namespace bgtask
