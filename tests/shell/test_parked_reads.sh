@@ -28,3 +28,19 @@ records=$(grep -c '\.status\.json"' "$WORK/wait.trace" || true)
 [ "$records" -le $((tasks + 10)) ] ||
   fail "wait read $records records of $tasks parked tasks in 4 s"
 echo "ok: list read $listed records and no lock; wait read $records"
+
+# The safety poll (every 5 s) re-reads parked records 1,000 at a time, in
+# turn, not all of them: over 2,500 parked tasks, a 9 s wait reads each
+# once, then at most 1,000 at each of its safety polls (one, maybe two).
+many=2500
+bg queue many --slots 0 >/dev/null
+seq "$many" | "$BGTASK" --dir "$D" start --queue many --each-line - --quiet -- true ||
+  fail "start --each-line of $many failed"
+status=0
+strace -f -e trace=openat -o "$WORK/wait-many.trace" \
+  "$BGTASK" --dir "$D" wait --queue many --timeout 9s >/dev/null 2>&1 || status=$?
+[ "$status" -eq 4 ] || fail "wait --timeout over $many exited $status, not 4"
+reads=$(grep -c '\.status\.json"' "$WORK/wait-many.trace" || true)
+[ "$reads" -le $((many + 2 * 1000 + 20)) ] ||
+  fail "wait read $reads records of $many parked tasks in 9 s"
+echo "ok: a 9 s wait over $many parked tasks read $reads records"

@@ -23,8 +23,11 @@ namespace {
 // How often a wait for a parked task looks for a hand-off that was lost.
 constexpr Milliseconds k_parked_recheck{1000};
 
-// How often a wait over parked tasks re-reads them all (the safety poll's).
+// How often a wait over parked tasks re-reads them (the safety poll's), and
+// how many of them at a time, in turn: their own changes are events, seen
+// at once where the watch works.
 constexpr Milliseconds k_look_all_interval{5000};
+constexpr std::size_t k_parked_per_look = 1000;
 
 TaskRecord load_existing_record(const TaskDir& dir, const std::string& id)
 {
@@ -103,8 +106,9 @@ struct SeenChanges
 // so that a look costs what runs, not what waits: a final record never
 // changes; an unfinished one is re-read when an event names its files, a
 // running one at every look (its supervisor's exit wakes the wait without
-// naming it), and every unfinished one after a wake that was no event (a
-// poll, the safety poll) or lost events.
+// naming it), every unfinished one after lost events, and after a wake that
+// was no event (a poll, the safety poll) every one but the parked ones,
+// which are re-read k_parked_per_look at a time, in turn.
 class LookedRecords
 {
 public:
@@ -112,7 +116,8 @@ public:
                 std::vector<TaskRecord> read_since_watch)
     : m_ids(ids),
       m_changes(std::make_shared<SeenChanges>()),
-      m_known(std::move(read_since_watch))
+      m_known(std::move(read_since_watch)),
+      m_events(watcher.event_driven())
   {
     std::erase_if(m_known, [](const TaskRecord& r) {
       return r.state != TaskState::queued && !is_final(r.state);
@@ -138,13 +143,18 @@ public:
   // may have changed unseen.
   void look(const TaskDir& dir, bool all, std::vector<TaskRecord>& records)
   {
-    all = all || m_changes->all || records.empty();
     std::vector<std::size_t> stale;
+    std::vector<std::size_t> parked; // not named by an event
     for (std::size_t i = 0; i < m_ids.size(); ++i) {
-      if (records.empty() || (!is_final(records[i].state) && (all || must_reread(records[i], i)))) {
+      const bool unfinished = !records.empty() && !is_final(records[i].state);
+      if (records.empty() || (unfinished && (m_changes->all || must_reread(records[i], i)))) {
         stale.push_back(i);
+      } else if (unfinished && all) {
+        parked.push_back(i);
       }
     }
+    take_turn(parked, stale);
+    std::sort(stale.begin(), stale.end());
     m_changes->ids.clear();
     m_changes->all = false;
     std::vector<std::string> stale_ids;
@@ -180,6 +190,22 @@ public:
   }
 
 private:
+  // Adds to `stale` the next k_parked_per_look of `parked` (ascending)
+  // after the last one re-read so, from the first again after the last.
+  void take_turn(const std::vector<std::size_t>& parked, std::vector<std::size_t>& stale)
+  {
+    if (!m_events || parked.size() <= k_parked_per_look) { // polling: no event names a change
+      stale.insert(stale.end(), parked.begin(), parked.end());
+      return;
+    }
+    const auto from = static_cast<std::size_t>(
+      std::lower_bound(parked.begin(), parked.end(), m_parked_turn) - parked.begin());
+    for (std::size_t n = 0; n < k_parked_per_look; ++n) {
+      stale.push_back(parked[(from + n) % parked.size()]);
+    }
+    m_parked_turn = stale.back() + 1;
+  }
+
   // Whether an unfinished record must be read again though no look-all.
   bool must_reread(const TaskRecord& record, std::size_t i) const
   {
@@ -190,6 +216,8 @@ private:
   const std::vector<std::string>& m_ids;
   std::shared_ptr<SeenChanges> m_changes; // shared with the watcher's filter
   std::vector<TaskRecord> m_known;        // what the first look need not read
+  std::size_t m_parked_turn = 0;          // take_turn's next index
+  bool m_events;                          // the watcher reports changes (else it polls)
 };
 
 } // namespace
