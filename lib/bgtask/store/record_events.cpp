@@ -102,11 +102,11 @@ void log_record_change(const TaskDir& dir, const TaskRecord* before, const TaskR
 }
 
 void log_record_changes(const TaskDir& dir, std::span<const TaskRecord* const> before,
-                        std::span<const TaskRecord> after)
+                        std::span<const TaskRecord* const> after)
 {
   std::vector<StreamEvent> events;
   for (std::size_t i = 0; i < after.size(); ++i) {
-    auto more = events_of_change(before[i], after[i]);
+    auto more = events_of_change(before[i], *after[i]);
     std::move(more.begin(), more.end(), std::back_inserter(events));
   }
   add_output_tails(dir, events);

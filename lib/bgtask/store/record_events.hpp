@@ -22,7 +22,7 @@ void log_record_change(const TaskDir& dir, const TaskRecord* before, const TaskR
 // `before[i]` nullptr then; a batch of cancels) in one append under one
 // lock and one sync (errors reported, swallowed, as log_record_change's).
 void log_record_changes(const TaskDir& dir, std::span<const TaskRecord* const> before,
-                        std::span<const TaskRecord> after);
+                        std::span<const TaskRecord* const> after);
 
 // Appends `events` as log_record_change does (errors reported, swallowed).
 void log_events(const TaskDir& dir, const std::vector<StreamEvent>& events);

@@ -164,11 +164,7 @@ void create_records(const TaskDir& dir, const std::vector<NewRecord>& batch)
   }
   save_records_together(dir, locks, records);
   guards.clear();
-  std::vector<TaskRecord> created;
-  created.reserve(batch.size());
-  for (const TaskRecord* record : records) {
-    created.push_back(*record);
-  }
+  const std::vector<const TaskRecord*> created(records.begin(), records.end());
   log_record_changes(dir, std::vector<const TaskRecord*>(created.size(), nullptr), created);
 }
 
@@ -208,11 +204,11 @@ std::vector<RecordUpdate> update_records(const TaskDir& dir, const std::vector<T
   }
   save_records_together(dir, save_locks, saved);
   std::vector<const TaskRecord*> before_pointers;
-  std::vector<TaskRecord> after;
-  for (std::size_t k = 0; k < saved.size(); ++k) {
-    before_pointers.push_back(&befores[k]);
-    after.push_back(*saved[k]);
+  before_pointers.reserve(befores.size());
+  for (const TaskRecord& before : befores) {
+    before_pointers.push_back(&before);
   }
+  const std::vector<const TaskRecord*> after(saved.begin(), saved.end());
   // Still under the update locks, as update_record: a backfill
   // (append_missing_final_events) never comes between a save and its append.
   log_record_changes(dir, before_pointers, after);
