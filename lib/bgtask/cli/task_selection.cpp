@@ -1,5 +1,6 @@
 #include <bgtask/cli/task_selection.hpp>
 #include <bgtask/core/queue_name.hpp>
+#include <bgtask/store/parked_tasks.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -109,7 +110,11 @@ TaskSelection select_tasks_and_records(const TaskDir& dir, const po::variables_m
   if (!name && !queue) {
     return selection;
   }
-  auto records = load_records(dir, [&](const TaskRecord& r) {
+  auto candidates = scan_task_ids(dir);
+  if (queue && !name) {
+    erase_parked_in_other_queues(dir, *queue, candidates);
+  }
+  auto records = load_records(dir, candidates, [&](const TaskRecord& r) {
     return (name && r.name == *name) || (queue && r.queue == *queue);
   });
   const auto named_ids =

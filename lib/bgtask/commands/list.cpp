@@ -4,6 +4,7 @@
 #include <bgtask/commands/commands.hpp>
 #include <bgtask/core/record_json.hpp>
 #include <bgtask/exec/executors.hpp>
+#include <bgtask/store/parked_tasks.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/util/error.hpp>
@@ -277,7 +278,11 @@ int run_list(const GlobalOptions& global, const CommandArgs& args)
 
   std::vector<std::optional<Shown>> shown;
   if (dir) {
-    auto unfinished = read_records(*dir, scan_task_ids(*dir), filter, show, shown);
+    auto ids = scan_task_ids(*dir);
+    if (filter.queue) {
+      erase_parked_in_other_queues(*dir, *filter.queue, ids);
+    }
+    auto unfinished = read_records(*dir, ids, filter, show, shown);
     // Unfinished records are reconciled in one batch, so that Slurm's
     // controller is asked once, not once per task.
     std::vector<TaskRecord> records;

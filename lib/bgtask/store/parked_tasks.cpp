@@ -221,6 +221,18 @@ std::vector<ParkedEntry> scan_parked_tasks(const TaskDir& dir)
   return entries;
 }
 
+void erase_parked_in_other_queues(const TaskDir& dir, std::string_view queue,
+                                  std::vector<std::string>& ids)
+{
+  const auto parked = scan_parked_tasks(dir);
+  auto next = parked.begin();
+  std::erase_if(ids, [&](const std::string& id) {
+    next = std::lower_bound(next, parked.end(), id,
+                            [](const ParkedEntry& e, const std::string& i) { return e.id < i; });
+    return next != parked.end() && next->id == id && next->queue && *next->queue != queue;
+  });
+}
+
 bool lost_handoff_look_due(const TaskDir& dir, std::chrono::milliseconds interval)
 {
   const UniqueFd folder = open_folder(dir, false);

@@ -52,6 +52,12 @@ void park_task_unsynced(const TaskDir& dir, const ParkedEntry& entry, const Laun
 // missing (one failed open: what every invocation pays when nothing waits).
 std::vector<ParkedEntry> scan_parked_tasks(const TaskDir& dir);
 
+// Removes from `ids` (sorted) each task whose file places it in the line
+// of a queue other than `queue`: a task's queue never changes, so a
+// selection of `queue` need not read its record.
+void erase_parked_in_other_queues(const TaskDir& dir, std::string_view queue,
+                                  std::vector<std::string>& ids);
+
 // Whether an invocation's look for lost hand-offs is due: none was noted in
 // the last `interval` (the time of `.parked/.looked`, set now when one is
 // due). True where nothing is parked or the note cannot be kept.

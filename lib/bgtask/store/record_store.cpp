@@ -107,7 +107,12 @@ std::vector<std::string> scan_task_ids(const TaskDir& dir)
 
 std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& keep)
 {
-  const auto ids = scan_task_ids(dir);
+  return load_records(dir, scan_task_ids(dir), keep);
+}
+
+std::vector<TaskRecord> load_records(const TaskDir& dir, const std::vector<std::string>& ids,
+                                     const RecordFilter& keep)
+{
   std::vector<TaskRecord> records;
   records.reserve(ids.size()); // pages only touched as records are kept
   for (const auto& id : ids) {

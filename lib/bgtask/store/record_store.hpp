@@ -51,6 +51,10 @@ using RecordFilter = std::function<bool(const TaskRecord&)>;
 // load_unfinished_records (executors.hpp) does that too.
 std::vector<TaskRecord> load_records(const TaskDir& dir, const RecordFilter& keep = nullptr);
 
+// The same over the records of `ids` only, in their order.
+std::vector<TaskRecord> load_records(const TaskDir& dir, const std::vector<std::string>& ids,
+                                     const RecordFilter& keep);
+
 // How many threads read `count` records (list and cleanup are bound by
 // opening and parsing thousands of files): one per 2000, at least one, at
 // most four and no more than the cores.
