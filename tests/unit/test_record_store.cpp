@@ -1,4 +1,5 @@
 #include <bgtask/core/record_json.hpp>
+#include <bgtask/exec/task_waiter.hpp>
 #include <bgtask/store/record_store.hpp>
 #include <bgtask/store/task_dir.hpp>
 #include <bgtask/store/task_files.hpp>
@@ -326,4 +327,46 @@ TEST_F(RecordStore, LoadRecordsKeepsWhatTheFilterAcceptsOldestFirstAndSkipsCorru
     bgtask::load_records(dir(), [](const TaskRecord& r) { return r.state == TaskState::running; });
   ASSERT_EQ(running.size(), 1U);
   EXPECT_EQ(running.front().id, "01hx2k3m4n5c");
+}
+
+TEST_F(RecordStore, CurrentRecordsTakeTheRecordsReadAndLoadTheOthersInOrder)
+{
+  const std::vector<std::string> ids = {"01hx2k3m4n5a", "01hx2k3m4n5b", "01hx2k3m4n5c",
+                                        "01hx2k3m4n5d", "01hx2k3m4n5e"};
+  std::vector<TaskRecord> read;
+  for (const auto& id : ids) {
+    auto record = record_with_id(id);
+    bgtask::save_record(dir(), record);
+    if (id.back() == 'b' || id.back() == 'c' || id.back() == 'e') {
+      record.name = "read before";
+      read.push_back(record);
+    }
+  }
+  const auto described = [&](std::vector<TaskRecord> taken) {
+    std::vector<std::string> got;
+    for (const auto& record : bgtask::load_current_records(dir(), ids, std::move(taken))) {
+      got.push_back(record.id + " " + record.name.value_or("-"));
+    }
+    return got;
+  };
+  const auto all_read = [&] {
+    std::vector<TaskRecord> all;
+    for (const auto& id : ids) {
+      all.push_back(record_with_id(id));
+      all.back().name = "read before";
+    }
+    return all;
+  };
+  EXPECT_EQ(described(std::move(read)),
+            (std::vector<std::string>{"01hx2k3m4n5a store test", "01hx2k3m4n5b read before",
+                                      "01hx2k3m4n5c read before", "01hx2k3m4n5d store test",
+                                      "01hx2k3m4n5e read before"}));
+  EXPECT_EQ(described({}),
+            (std::vector<std::string>{"01hx2k3m4n5a store test", "01hx2k3m4n5b store test",
+                                      "01hx2k3m4n5c store test", "01hx2k3m4n5d store test",
+                                      "01hx2k3m4n5e store test"}));
+  EXPECT_EQ(described(all_read()),
+            (std::vector<std::string>{"01hx2k3m4n5a read before", "01hx2k3m4n5b read before",
+                                      "01hx2k3m4n5c read before", "01hx2k3m4n5d read before",
+                                      "01hx2k3m4n5e read before"}));
 }

@@ -231,18 +231,18 @@ std::vector<TaskRecord> load_current_records(const TaskDir& dir,
                                              const std::vector<std::string>& ids,
                                              std::vector<TaskRecord> read)
 {
-  std::vector<TaskRecord> records;
-  if (read.size() == ids.size()) {
-    records = std::move(read); // every one, in order
-  } else {
-    records.reserve(ids.size());
-    std::size_t next_read = 0;
-    for (const auto& id : ids) {
-      if (next_read < read.size() && read[next_read].id == id) {
-        records.push_back(std::move(read[next_read++]));
-      } else {
-        records.push_back(load_existing_record(dir, id));
+  // In place, from the back: each record read moves to its ID's place and
+  // the others are loaded into the gaps, so a big selection is held once.
+  std::vector<TaskRecord> records = std::move(read);
+  std::size_t next_read = std::min(records.size(), ids.size());
+  records.resize(ids.size());
+  for (std::size_t k = ids.size(); k-- > 0;) {
+    if (next_read > 0 && records[next_read - 1].id == ids[k]) {
+      if (--next_read != k) {
+        records[k] = std::move(records[next_read]);
       }
+    } else {
+      records[k] = load_existing_record(dir, ids[k]);
     }
   }
   reconcile_records(dir, records);
