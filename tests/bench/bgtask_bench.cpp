@@ -75,6 +75,16 @@
 //                                  (what a task manager that keeps its
 //                                  promises must do per task at least; the
 //                                  throughput rounds run it as a floor)
+//   floor-cancel DIR COUNT         the least a durable cancel of COUNT
+//                                  parked tasks does: makes COUNT queued
+//                                  tasks' files (record, output, lock and
+//                                  parked file, untimed), then times, 256
+//                                  tasks at a time as bgtask's cancel does:
+//                                  their records read and written to
+//                                  temps, a syncfs, the renames over the
+//                                  records, a syncfs, their parked files
+//                                  removed; prints wall and CPU time (ms)
+//                                  as JSON
 //   reap CMD...                    runs CMD as a child subreaper, waits for
 //                                  every process it leaves behind, and prints
 //                                  the wall time and the CPU time (user +
@@ -500,6 +510,75 @@ int create_probe(const std::vector<std::string>& args)
   return 0;
 }
 
+int floor_cancel(const std::vector<std::string>& args)
+{
+  if (args.size() != 2) {
+    die("usage: floor-cancel DIR COUNT");
+  }
+  const auto dir = bgtask::TaskDir::open(args[0]);
+  const auto count = std::stoul(args[1]);
+  ::mkdirat(dir.fd(), ".parked", 0700);
+  const UniqueFd parked(::openat(dir.fd(), ".parked", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!parked) {
+    die("cannot open .parked: " + std::string(std::strerror(errno)));
+  }
+  const auto newest =
+    std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < count; ++i) {
+    TaskRecord record =
+      finished_record(dir, newest - std::chrono::milliseconds(2 * (count - i)), i);
+    record.state = bgtask::TaskState::queued;
+    write_file(dir.fd(), bgtask::status_file_name(record.id), bgtask::encode_record(record));
+    write_file(dir.fd(), bgtask::output_file_name(record.id), "");
+    write_file(dir.fd(), bgtask::lock_file_name(record.id), "");
+    write_file(parked.get(), record.id + "+q", "");
+    ids.push_back(record.id);
+  }
+  ::syncfs(dir.fd());
+  constexpr std::size_t k_batch = 256; // as cancel_parked_tasks, in its order
+  const auto begin = clock_ns(CLOCK_MONOTONIC);
+  rusage before{};
+  ::getrusage(RUSAGE_SELF, &before);
+  std::string text;
+  for (std::size_t from = 0; from < count; from += k_batch) {
+    const std::size_t to = std::min(count, from + k_batch);
+    for (std::size_t i = from; i < to; ++i) {
+      const auto name = bgtask::status_file_name(ids[i]);
+      text.clear();
+      if (const UniqueFd in(::openat(dir.fd(), name.c_str(), O_RDONLY | O_CLOEXEC));
+          !in || bgtask::read_all(in.get(), text, std::size_t{1} << 20) != 0) {
+        die("cannot read " + name);
+      }
+      write_file(dir.fd(), name + ".tmp", text);
+    }
+    ::syncfs(dir.fd());
+    for (std::size_t i = from; i < to; ++i) {
+      const auto name = bgtask::status_file_name(ids[i]);
+      if (::renameat(dir.fd(), (name + ".tmp").c_str(), dir.fd(), name.c_str()) != 0) {
+        die("cannot replace " + name + ": " + std::strerror(errno));
+      }
+    }
+    ::syncfs(dir.fd());
+    for (std::size_t i = from; i < to; ++i) {
+      if (::unlinkat(parked.get(), (ids[i] + "+q").c_str(), 0) != 0) {
+        die("cannot remove the parked file of " + ids[i] + ": " + std::strerror(errno));
+      }
+    }
+  }
+  rusage after{};
+  ::getrusage(RUSAGE_SELF, &after);
+  const double wall_ms = static_cast<double>(clock_ns(CLOCK_MONOTONIC) - begin) / 1e6;
+  const auto ms = [](const timeval& a, const timeval& b) {
+    return static_cast<double>(b.tv_sec - a.tv_sec) * 1e3 +
+           static_cast<double>(b.tv_usec - a.tv_usec) / 1e3;
+  };
+  const double cpu_ms = ms(before.ru_utime, after.ru_utime) + ms(before.ru_stime, after.ru_stime);
+  std::printf("{\"wall_ms\":%.1f,\"cpu_ms\":%.1f,\"per_task_ms\":%.4f}\n", wall_ms, cpu_ms,
+              wall_ms / static_cast<double>(count));
+  return 0;
+}
+
 // The first record of a task, as the floors write it: running, one event.
 TaskRecord first_record(const bgtask::TaskDir& dir)
 {
@@ -838,11 +917,12 @@ int main(int argc, char** argv)
     {"floor-exec", floor_exec},
     {"floor-promises", floor_promises},
     {"floor-task", floor_task},
+    {"floor-cancel", floor_cancel},
     {"reap", reap},
     {"stats", stats}};
   if (argc < 2 || tools.count(argv[1]) == 0) {
     die("usage: bgtask-bench generate|latency|sleep-stamp|exit-time|write-probe|create-probe|"
-        "floor|floor-exec|floor-promises|floor-task|reap|stats ARGS...");
+        "floor|floor-exec|floor-promises|floor-task|floor-cancel|reap|stats ARGS...");
   }
   int code = 0;
   try {
