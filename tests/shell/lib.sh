@@ -169,5 +169,23 @@ share_binary() {
   runuser -u "$1" -- test -x "$BGTASK" || skip "user $1 cannot run $BGTASK, even copied into $WORK/bin"
 }
 
+# bg_traced NAME ARGS...: bgtask ARGS on this test's directory, its openat
+# calls traced (strace) into $WORK/NAME.trace; its exit status.
+bg_traced() {
+  local name=$1
+  shift
+  strace -f -e trace=openat -o "$WORK/$name.trace" "$BGTASK" --dir "$D" "$@"
+}
+
+# opens_in NAME SUFFIX [IDS_FILE]: how many times the trace NAME opened a
+# task's file ID.SUFFIX (status.json, lock, output), of the tasks whose IDs
+# IDS_FILE lists, or of any task.
+opens_in() {
+  local files
+  files=$(grep -oE "\"[0-9a-z]{12}\.${2//./\\.}\"" "$WORK/$1.trace" || true)
+  [ -z "${3:-}" ] || files=$(grep -Ff "$3" <<<"$files" || true)
+  grep -c . <<<"$files" || true
+}
+
 # field ID JQ_PATH: one field of a task's record, read from the file.
 field() { jq -r "$2" "$D/$1.status.json"; }

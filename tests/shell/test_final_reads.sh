@@ -14,26 +14,23 @@ seq "$tasks" | "$BGTASK" --dir "$D" start --queue q --each-line - --quiet -- tru
 bg wait --queue q >/dev/null || fail "the $tasks tasks did not all succeed"
 running=$(bg start --queue q -- sleep 2) || fail "start of the running task failed"
 
-strace -f -e trace=openat -o "$WORK/wait.trace" "$BGTASK" --dir "$D" wait --queue q \
-  >"$WORK/wait.out" || fail "wait --queue failed"
+bg_traced wait wait --queue q >"$WORK/wait.out" || fail "wait --queue failed"
 [ "$(grep -c ' succeeded' "$WORK/wait.out")" -eq $((tasks + 1)) ] ||
   fail "wait did not report $((tasks + 1)) succeeded tasks: $(sed -n 1,5p "$WORK/wait.out")"
-locks=$(grep -cE '"[0-9a-z]{12}\.lock"' "$WORK/wait.trace" || true)
-other=$(grep -E '"[0-9a-z]{12}\.lock"' "$WORK/wait.trace" | grep -cv "\"$running\.lock\"" || true)
+locks=$(opens_in wait lock)
+other=$((locks - $(opens_in wait lock <(echo "$running"))))
 [ "$other" -eq 0 ] || fail "wait opened the lock files of $other finished tasks"
 [ "$locks" -ge 1 ] || fail "wait held no lock of the running task"
 
 bg queue c --slots 0 >/dev/null
 seq "$tasks" | "$BGTASK" --dir "$D" start --queue c --each-line - -- true >"$WORK/c.ids" ||
   fail "start --each-line into queue c failed"
-strace -f -e trace=openat -o "$WORK/cancel.trace" "$BGTASK" --dir "$D" cancel --queue c --quiet ||
-  fail "cancel --queue failed"
+bg_traced cancel cancel --queue c --quiet || fail "cancel --queue failed"
 cancelled=$(bg list --queue c --state cancelled --json | jq length)
 [ "$cancelled" -eq "$tasks" ] || fail "$cancelled of $tasks queued tasks were cancelled"
-opened() { grep -oE "\"[0-9a-z]{12}\.$1\"" "$WORK/cancel.trace" | grep -cFf "$WORK/c.ids" || true; }
-reads=$(opened 'status\.json')
-lock_opens=$(opened lock)
-outputs=$(opened output)
+reads=$(opens_in cancel status.json "$WORK/c.ids")
+lock_opens=$(opens_in cancel lock "$WORK/c.ids")
+outputs=$(opens_in cancel output "$WORK/c.ids")
 # (and the lost hand-off look, at most once a second, reads the first of the line)
 [ "$reads" -le $((2 * tasks + 2)) ] || fail "cancel read $reads records of $tasks queued tasks"
 [ "$lock_opens" -le $((tasks + 2)) ] || fail "cancel opened $lock_opens lock files of $tasks queued tasks"

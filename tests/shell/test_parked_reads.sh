@@ -11,18 +11,17 @@ bg queue held --slots 0 >/dev/null
 seq "$tasks" | "$BGTASK" --dir "$D" start --queue held --each-line - --quiet -- true ||
   fail "start --each-line failed"
 
-strace -f -e trace=openat -o "$WORK/list.trace" "$BGTASK" --dir "$D" list >/dev/null
-locks=$(grep -cE '"[0-9a-z]{12}\.lock"' "$WORK/list.trace" || true)
-listed=$(grep -c '\.status\.json"' "$WORK/list.trace" || true)
+bg_traced list list >/dev/null
+locks=$(opens_in list lock)
+listed=$(opens_in list status.json)
 [ "$locks" -eq 0 ] || fail "list opened $locks lock files of $tasks parked tasks"
 # (and the lost hand-off look reads the first of the queue's line)
 [ "$listed" -le $((tasks + 2)) ] || fail "list read $listed records of $tasks tasks"
 
 status=0
-strace -f -e trace=openat -o "$WORK/wait.trace" \
-  "$BGTASK" --dir "$D" wait --queue held --timeout 4s >/dev/null 2>&1 || status=$?
+bg_traced wait wait --queue held --timeout 4s >/dev/null 2>&1 || status=$?
 [ "$status" -eq 4 ] || fail "wait --timeout exited $status, not 4"
-records=$(grep -c '\.status\.json"' "$WORK/wait.trace" || true)
+records=$(opens_in wait status.json)
 # The selection reads each once (the first look takes what it read); the
 # lost hand-off look once a second reads the first of the queue's line.
 [ "$records" -le $((tasks + 10)) ] ||
@@ -37,10 +36,9 @@ bg queue many --slots 0 >/dev/null
 seq "$many" | "$BGTASK" --dir "$D" start --queue many --each-line - --quiet -- true ||
   fail "start --each-line of $many failed"
 status=0
-strace -f -e trace=openat -o "$WORK/wait-many.trace" \
-  "$BGTASK" --dir "$D" wait --queue many --timeout 9s >/dev/null 2>&1 || status=$?
+bg_traced wait-many wait --queue many --timeout 9s >/dev/null 2>&1 || status=$?
 [ "$status" -eq 4 ] || fail "wait --timeout over $many exited $status, not 4"
-reads=$(grep -c '\.status\.json"' "$WORK/wait-many.trace" || true)
+reads=$(opens_in wait-many status.json)
 [ "$reads" -le $((many + 2 * 1000 + 20)) ] ||
   fail "wait read $reads records of $many parked tasks in 9 s"
 echo "ok: a 9 s wait over $many parked tasks read $reads records"

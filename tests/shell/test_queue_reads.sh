@@ -17,20 +17,12 @@ seq 3 | "$BGTASK" --dir "$D" start --queue small --each-line - -- true >"$WORK/s
 after=$(bg start --queue small --after "$(head -1 "$WORK/big.ids")" -- true) ||
   fail "start --after failed"
 
-# traced NAME ARGS...: runs bgtask ARGS under strace, the trace in NAME.trace
-traced() {
-  local name=$1
-  shift
-  strace -f -e trace=openat -o "$WORK/$name.trace" "$BGTASK" --dir "$D" "$@"
-}
-# big_reads NAME: how many records of queue big the trace NAME opened, but
+# big_reads NAME: the records of queue big that the trace NAME opened, but
 # for the one the --after task waits for (looking at it is its admission)
 sed 1d "$WORK/big.ids" >"$WORK/big.others"
-big_reads() {
-  grep -oE '"[0-9a-z]{12}\.status\.json"' "$WORK/$1.trace" | grep -cFf "$WORK/big.others" || true
-}
+big_reads() { opens_in "$1" status.json "$WORK/big.others"; }
 
-traced list list --queue small --json >"$WORK/list.json" || fail "list --queue failed"
+bg_traced list list --queue small --json >"$WORK/list.json" || fail "list --queue failed"
 [ "$(jq length "$WORK/list.json")" -eq 4 ] ||
   fail "list --queue small showed $(jq length "$WORK/list.json") tasks, not 4"
 jq -e --arg a "$after" 'any(.[]; .id == $a and .state == "queued")' "$WORK/list.json" >/dev/null ||
@@ -38,7 +30,7 @@ jq -e --arg a "$after" 'any(.[]; .id == $a and .state == "queued")' "$WORK/list.
 [ "$(big_reads list)" -eq 0 ] || fail "list --queue small read $(big_reads list) records of queue big"
 
 set +e
-traced wait wait --queue small --timeout 0.2s >"$WORK/wait.out" 2>"$WORK/wait.err"
+bg_traced wait wait --queue small --timeout 0.2s >"$WORK/wait.out" 2>"$WORK/wait.err"
 rc=$?
 set -e
 [ "$rc" -eq 4 ] || fail "wait --queue small exited $rc, not 4 (gave up): $(cat "$WORK/wait.err")"
@@ -46,7 +38,7 @@ set -e
   fail "wait --queue small did not report its 4 queued tasks: $(cat "$WORK/wait.out")"
 [ "$(big_reads wait)" -eq 0 ] || fail "wait --queue small read $(big_reads wait) records of queue big"
 
-traced cancel cancel --queue small --quiet || fail "cancel --queue small failed"
+bg_traced cancel cancel --queue small --quiet || fail "cancel --queue small failed"
 [ "$(bg list --queue small --state cancelled --json | jq length)" -eq 4 ] ||
   fail "cancel --queue small did not cancel its 4 tasks"
 [ "$(big_reads cancel)" -eq 0 ] || fail "cancel --queue small read $(big_reads cancel) records of queue big"
